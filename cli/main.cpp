@@ -1,0 +1,41 @@
+#include <iostream>
+
+#include "cli/commands.h"
+#include "core/log.h"
+#include "core/version.h"
+
+int main(int argc, char** argv) {
+  using namespace kf::cli;
+  CLI::App app{"kforge: run agentic LLM kernel-generation campaigns and trust the numbers"};
+  app.name("kforge");
+  app.set_version_flag("--version", std::string("kforge ") + kf::kVersion);
+  app.require_subcommand(1);
+  app.fallthrough(false);
+  bool verbose = false;
+  app.add_flag("-v,--verbose", verbose, "Log debug detail to stderr");
+
+  Registry registry;
+  add_provider_commands(app, registry);
+  add_mockserver_commands(app, registry);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);  // prints the usage error
+    return kExitUsage;
+  }
+  if (verbose) kf::log::set_level(kf::log::Level::debug);
+  try {
+    return registry.run(app);
+  } catch (const std::exception& e) {
+    kf::log::error(std::string("internal error: ") + e.what() +
+                   " (this is a bug in kforge; please report it with the command you ran)");
+    return kExitHarness;
+  }
+}

@@ -1,0 +1,42 @@
+#include "core/log.h"
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <mutex>
+
+#include "core/secrets.h"
+
+namespace kf::log {
+namespace {
+std::atomic<int> g_level{static_cast<int>(Level::info)};
+std::mutex g_mutex;
+
+const char* name(Level l) {
+  switch (l) {
+    case Level::debug: return "debug";
+    case Level::info: return "info";
+    case Level::warn: return "warn";
+    case Level::error: return "error";
+  }
+  return "?";
+}
+}  // namespace
+
+void set_level(Level l) { g_level = static_cast<int>(l); }
+Level level() { return static_cast<Level>(g_level.load()); }
+
+void write(Level l, std::string_view message) {
+  if (static_cast<int>(l) < g_level.load()) return;
+  const std::string text = secrets::redact(message);
+  const auto now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char stamp[32];
+  std::strftime(stamp, sizeof stamp, "%H:%M:%S", &tm);
+  std::lock_guard lock(g_mutex);
+  std::fprintf(stderr, "[%s %s] %s\n", stamp, name(l), text.c_str());
+}
+
+}  // namespace kf::log
