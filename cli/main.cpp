@@ -17,6 +17,11 @@ int main(int argc, char** argv) {
   Registry registry;
   add_provider_commands(app, registry);
   add_mockserver_commands(app, registry);
+  add_evaluator_commands(app, registry);
+  add_sandbox_commands(app, registry);
+  add_agent_commands(app, registry);
+  add_profiler_commands(app, registry);
+  add_audit_commands(app, registry);
 
   try {
     app.parse(argc, argv);

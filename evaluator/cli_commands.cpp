@@ -1,0 +1,5 @@
+#include "cli/commands.h"
+
+namespace kf::cli {
+void add_evaluator_commands(CLI::App&, Registry&) {}
+}  // namespace kf::cli

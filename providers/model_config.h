@@ -1,0 +1,99 @@
+#pragma once
+// A model configuration: which endpoint to talk to, how, at what price, and the agent-loop settings
+// that go with it. Loaded from a JSON file (configs/*.json); see docs/configuration.md.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/result.h"
+
+namespace kf {
+
+enum class ProviderKind { openai_chat, openai_responses, anthropic, gemini, openai_compatible };
+
+// "openai-chat" <-> ProviderKind::openai_chat, etc.
+std::string to_string(ProviderKind kind);
+std::optional<ProviderKind> provider_kind_from_string(const std::string& text);
+
+struct GenerationSettings {
+  int64_t max_output_tokens = 8192;
+  std::optional<double> temperature;     // omitted from the request when unset
+  std::optional<double> top_p;
+  std::optional<std::string> reasoning_effort;  // "minimal"|"low"|"medium"|"high" (OpenAI-style)
+  std::optional<int64_t> thinking_budget_tokens;  // Anthropic extended thinking, Gemini thinkingBudget
+  bool stream = true;
+};
+
+struct Timeouts {
+  double connect_s = 10;
+  double idle_s = 120;    // longest silence allowed between bytes of a response
+  double total_s = 900;   // whole request, retries excluded
+};
+
+struct RetryPolicy {
+  int max_attempts = 6;          // including the first
+  double initial_backoff_s = 1.0;
+  double max_backoff_s = 60.0;
+  double multiplier = 2.0;
+  double jitter = 0.25;          // +/- fraction of the computed backoff
+};
+
+struct RateLimits {
+  double requests_per_minute = 0;  // 0 = unlimited
+  double tokens_per_minute = 0;    // estimated input + max output tokens per request
+  int max_concurrent = 4;
+};
+
+// USD per million tokens. Reasoning tokens are billed at `reasoning` (defaults to `output` when the
+// file omits it); cached input tokens at `cached_input` instead of `input`.
+struct Prices {
+  double input = 0;
+  double output = 0;
+  double reasoning = 0;
+  double cached_input = 0;
+};
+
+struct LoopSettings {
+  int turns = 5;
+  int samples = 1;
+  bool stop_at_first_correct = true;
+  int keep_last_attempts = 0;  // 0 = keep the whole conversation
+};
+
+struct ModelConfig {
+  std::string name;            // configuration name, used in reports
+  std::string source_path;     // file it was loaded from ("" when built in code)
+  ProviderKind provider = ProviderKind::openai_chat;
+  std::string base_url;        // e.g. https://api.openai.com/v1
+  std::string api_key_env;     // environment variable holding the key; "" = no key (local servers)
+  std::string model;
+  GenerationSettings generation;
+  Timeouts timeouts;
+  RetryPolicy retry;
+  RateLimits rate_limits;
+  Prices prices;
+  LoopSettings loop;
+  std::string raw_log_dir;     // "" = no raw exchange log
+  std::optional<std::string> server;  // openai-compatible: "vllm"|"sglang"|"ollama"|"llamacpp"|"deepseek"|"openrouter"
+  nlohmann::json prompt_overrides = nlohmann::json::object();  // template name -> file path
+  nlohmann::json raw;          // the file as loaded, for hashing and the corpus
+};
+
+// One problem found in a configuration file.
+struct ConfigProblem {
+  std::string file;
+  std::string field;   // JSON pointer-like path, e.g. "rate_limits.max_concurrent"
+  std::string reason;
+};
+
+// Parses and validates; on failure the error message lists every problem (file, field, reason).
+Result<ModelConfig> load_model_config(const std::string& path);
+// Every problem in the file; empty when it is valid.
+std::vector<ConfigProblem> validate_model_config_file(const std::string& path);
+// Validates an already-parsed document (file is used for messages only).
+std::vector<ConfigProblem> validate_model_config_json(const nlohmann::json& doc, const std::string& file);
+
+}  // namespace kf

@@ -1,0 +1,80 @@
+#pragma once
+// The provider interface: one chat-style completion against a model endpoint, with retries, rate
+// limits, usage accounting and error classification done inside.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/result.h"
+#include "providers/model_config.h"
+
+namespace kf {
+
+struct ChatMessage {
+  std::string role;     // "system" | "user" | "assistant"
+  std::string content;
+};
+
+struct Usage {
+  int64_t input_tokens = 0;      // all prompt tokens, cached ones included
+  int64_t cached_input_tokens = 0;
+  int64_t output_tokens = 0;     // visible answer tokens (reasoning excluded)
+  int64_t reasoning_tokens = 0;
+};
+
+// USD for `usage` at `prices` (per million tokens).
+double cost_usd(const Usage& usage, const Prices& prices);
+
+struct Reply {
+  std::string answer;      // the model's answer text, reasoning removed
+  std::string reasoning;   // reasoning/thinking text, when the API exposed it
+  Usage usage;
+  double cost_usd = 0;
+  std::string finish_reason;  // normalised: "stop" | "length" | "content_filter" | provider's own otherwise
+  std::string model;          // model name the server reported
+  int attempts = 1;           // HTTP attempts made (retries + 1)
+  double latency_s = 0;       // wall time of the successful attempt
+};
+
+// Why a call failed. Everything here is about the provider, never about the model's content
+// (a kernel that does not compile is not a ProviderError).
+enum class ProviderErrorKind {
+  auth,            // 401/403: wrong or missing key
+  quota,           // insufficient_quota, spend limit, billing
+  rate_limit,      // 429 after retries were exhausted
+  server,          // 5xx / 529 after retries were exhausted
+  network,         // connection refused, DNS, TLS, timeouts
+  bad_request,     // 400/404/422: the request itself is wrong (model name, parameters)
+  malformed,       // unparseable body or stream
+  truncated,       // stream ended without its end marker
+  content_filter,  // the provider refused or filtered the output
+  output_limit,    // stopped at max output tokens with no usable answer
+};
+std::string to_string(ProviderErrorKind kind);
+
+struct ProviderError {
+  ProviderErrorKind kind;
+  std::string message;   // says what to do; never contains a key
+  int http_status = 0;
+  int attempts = 1;
+  Usage usage;           // tokens already billed, if the provider reported any
+};
+
+template <class T>
+using ProviderResult = std::variant<T, ProviderError>;
+
+class Provider {
+ public:
+  virtual ~Provider() = default;
+  // Thread-safe: the campaign calls it from several threads; rate limits and the concurrency cap
+  // are enforced inside (a call may block waiting for a slot).
+  virtual ProviderResult<Reply> complete(const std::vector<ChatMessage>& messages) = 0;
+  virtual const ModelConfig& config() const = 0;
+};
+
+// Builds the provider for `config`, reading the API key from config.api_key_env (registered with
+// kf::secrets so that it can never be printed). Fails when the key variable is named but unset.
+Result<std::shared_ptr<Provider>> make_provider(const ModelConfig& config);
+
+}  // namespace kf

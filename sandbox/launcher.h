@@ -1,0 +1,64 @@
+#pragma once
+// The one process launcher for everything kforge runs on a candidate's behalf: compile jobs, the
+// untrusted runner and (with looser limits) the oracle. See docs/sandbox.md.
+#include <sys/types.h>
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/result.h"
+
+namespace kf::sandbox {
+
+struct Limits {
+  double wall_s = 60;
+  double cpu_s = 60;
+  uint64_t file_size_bytes = 64ull << 20;
+  int open_files = 256;
+  int processes = 64;              // RLIMIT_NPROC-style cap on the job's process tree
+  uint64_t memory_bytes = 4ull << 30;  // through a cgroup where available; never RLIMIT_AS for CUDA jobs
+  size_t output_bytes = 1 << 20;   // stdout and stderr each captured up to exactly this many bytes
+};
+
+enum class Profile {
+  compile,  // nvcc/g++: private TMPDIR, no network, sees only the job folder + toolchain
+  runner,   // kforge-runner: no network, sees the job folder; seccomp applied by the runner itself
+  oracle,   // trusted python: looser limits, no network
+};
+
+struct Spec {
+  std::vector<std::string> argv;                 // argv[0] is resolved through PATH of `env`
+  std::map<std::string, std::string> env;        // the complete environment (allowlist applied by caller)
+  std::string workdir;                           // job folder: private, writable
+  std::vector<std::string> readonly_paths;       // extra paths the job may read (toolchain, python, data)
+  std::vector<std::string> writable_paths;       // extra writable paths (normally none)
+  std::vector<int> pass_fds;                     // descriptors kept open in the child (e.g. a report pipe)
+  std::string stdin_data;                        // written to the child's stdin, then closed
+  Limits limits;
+  Profile profile = Profile::runner;
+  bool allow_gpu = false;                        // expose /dev/nvidia* (runner and oracle on cuda)
+};
+
+struct Outcome {
+  enum class Status { exited, signaled, timeout, launch_failed };
+  Status status = Status::launch_failed;
+  int exit_code = -1;
+  int signal = 0;
+  std::string stdout_text;
+  std::string stderr_text;
+  bool stdout_truncated = false;
+  bool stderr_truncated = false;
+  double wall_s = 0;
+  double cpu_s = 0;
+  uint64_t peak_memory_bytes = 0;
+  bool tree_empty_after = true;                   // verified: no process of the job survives
+  std::vector<std::string> missing_protections;   // e.g. "network namespace (EPERM)" — logged once
+};
+
+// Runs the job to completion (or its limits) and returns what happened. Err only when kforge itself
+// cannot set up the launch (e.g. cannot create a pipe); a job that fails to exec is launch_failed.
+Result<Outcome> run(const Spec& spec);
+
+}  // namespace kf::sandbox
