@@ -1,5 +1,119 @@
+#include <cstdio>
+#include <filesystem>
+
+#include "agent/campaign.h"
+#include "agent/corpus.h"
+#include "agent/report.h"
+#include "agent/reverify.h"
 #include "cli/commands.h"
+#include "core/log.h"
 
 namespace kf::cli {
-void add_agent_commands(CLI::App&, Registry&) {}
+namespace {
+
+int print_report(const std::vector<std::string>& dirs, const std::string& format_text, bool compare) {
+  auto format = agent::parse_report_format(format_text);
+  if (!format) {
+    log::error("unknown --format '" + format_text + "': use md, json or csv");
+    return kExitUsage;
+  }
+  std::vector<agent::ConfigSummary> all;
+  for (const auto& dir : dirs) {
+    auto corpus = agent::load_corpus(dir);
+    if (!corpus) {
+      log::error(corpus.error().message);
+      return kExitUsage;
+    }
+    for (auto& s : agent::summarize(*corpus)) {
+      if (compare) s.run = std::filesystem::path(dir).filename().string().empty()
+                               ? dir
+                               : std::filesystem::path(dir).lexically_normal().filename().string();
+      all.push_back(std::move(s));
+    }
+  }
+  std::string text = compare ? agent::format_compare(all, *format)
+                             : agent::format_report(all, *format, "kforge report: " + dirs.front());
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_agent_commands(CLI::App& app, Registry& registry) {
+  // run
+  auto opts = std::make_shared<agent::CampaignOptions>();
+  auto budget_usd = std::make_shared<double>(-1);
+  auto budget_tokens = std::make_shared<int64_t>(-1);
+  auto samples = std::make_shared<int>(0);
+  auto turns = std::make_shared<int>(0);
+  auto no_progress = std::make_shared<bool>(false);
+  auto* run = app.add_subcommand("run", "Run (or resume) a generation campaign: problems x configurations x samples");
+  run->add_option("--config", opts->config_paths, "Model configuration file (repeat for several)")->required();
+  run->add_option("--problems", opts->problems, "Problem folder, .py file, list file, or comma-separated list")
+      ->required();
+  run->add_option("--samples", *samples, "Samples per (problem, configuration); default: each configuration's loop.samples")
+      ->check(CLI::PositiveNumber);
+  run->add_option("--turns", *turns, "Turns per sample; default: each configuration's loop.turns")
+      ->check(CLI::PositiveNumber);
+  run->add_option("--budget-usd", *budget_usd, "Stop new model calls once the run has spent this many USD")
+      ->check(CLI::NonNegativeNumber);
+  run->add_option("--budget-tokens", *budget_tokens, "Stop new model calls once the run has used this many tokens")
+      ->check(CLI::NonNegativeNumber);
+  run->add_option("--backend", opts->backend, "cuda (default) or host")->check(CLI::IsMember({"cuda", "host"}));
+  run->add_option("--out", opts->out, "Run folder (default: runs/<configurations>-<hash>); rerun to resume");
+  run->add_flag("--allow-changed", opts->allow_changed, "Resume even if a configuration, problem or prompt changed");
+  run->add_option("--python", opts->python, "Python interpreter with torch for the oracle");
+  run->add_flag("--allow-vendor-libs", opts->allow_vendor_libs, "Allow cuBLAS, cuDNN and other vendor libraries");
+  run->add_option("--compile-jobs", opts->compile_jobs, "Parallel compiles (default: CPU threads)");
+  run->add_option("--timing-budget-ms", opts->timing_budget_ms,
+                  "Measured time per timing loop before stopping (default: the evaluator's)")
+      ->check(CLI::PositiveNumber);
+  run->add_flag("--no-progress", *no_progress, "Plain log lines even on a terminal");
+  registry.on_run(run, [=] {
+    agent::CampaignOptions o = *opts;
+    if (*samples > 0) o.samples = *samples;
+    if (*turns > 0) o.turns = *turns;
+    if (*budget_usd >= 0) o.budget_usd = *budget_usd;
+    if (*budget_tokens >= 0) o.budget_tokens = *budget_tokens;
+    o.progress_line = !*no_progress;
+    return agent::run_campaign(o);
+  });
+
+  // report
+  auto report_dir = std::make_shared<std::string>();
+  auto report_format = std::make_shared<std::string>("md");
+  auto* report = app.add_subcommand("report", "Summarise a campaign's corpus per configuration (fast_p, speedups, cost)");
+  report->add_option("dir", *report_dir, "Run folder (holds evaluations.jsonl)")->required();
+  report->add_option("--format", *report_format, "md (default), json or csv");
+  registry.on_run(report, [=] { return print_report({*report_dir}, *report_format, false); });
+
+  // compare
+  auto compare_dirs = std::make_shared<std::vector<std::string>>();
+  auto compare_format = std::make_shared<std::string>("md");
+  auto* compare = app.add_subcommand("compare", "Put the configurations of one or more runs side by side");
+  compare->add_option("dirs", *compare_dirs, "Run folders")->required();
+  compare->add_option("--format", *compare_format, "md (default), json or csv");
+  registry.on_run(compare, [=] { return print_report(*compare_dirs, *compare_format, true); });
+
+  // reverify
+  auto ro = std::make_shared<agent::ReverifyOptions>();
+  auto seed = std::make_shared<int64_t>(-1);
+  auto* reverify = app.add_subcommand(
+      "reverify", "Re-judge every correct kernel of a run with new seeds and a freshly timed baseline");
+  reverify->add_option("dir", ro->dir, "Run folder")->required();
+  reverify->add_option("--out", ro->out, "Write the results as JSON to this file");
+  reverify->add_option("--backend", ro->backend, "cuda or host (default: the run's)")
+      ->check(CLI::IsMember({"cuda", "host"}));
+  reverify->add_option("--python", ro->python, "Python interpreter with torch for the oracle");
+  reverify->add_option("--seed", *seed, "Seed of the first trial (default: random, printed)")
+      ->check(CLI::NonNegativeNumber);
+  reverify->add_flag("--best-only", ro->best_only, "Only each (problem, configuration, sample)'s best kernel");
+  reverify->add_flag("--allow-vendor-libs", ro->allow_vendor_libs, "Allow cuBLAS, cuDNN and other vendor libraries");
+  registry.on_run(reverify, [=] {
+    agent::ReverifyOptions o = *ro;
+    if (*seed >= 0) o.seed = static_cast<uint64_t>(*seed);
+    return agent::run_reverify(o);
+  });
+}
+
 }  // namespace kf::cli

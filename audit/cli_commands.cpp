@@ -1,5 +1,137 @@
+// `kforge audit`: which trivial outputs pass KernelBench's allclose check and kforge's verifier.
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+#include "audit/audit.h"
+#include "audit/problem_paths.h"
+#include "audit/report.h"
 #include "cli/commands.h"
+#include "core/files.h"
+#include "core/log.h"
+#include "evaluator/evaluator.h"
 
 namespace kf::cli {
-void add_audit_commands(CLI::App&, Registry&) {}
+namespace {
+
+struct AuditOptions {
+  std::vector<std::string> problems;
+  std::string precision = "fp32";
+  int seeds = 3;
+  std::string backend = "cuda";
+  std::string python;
+  std::vector<double> tolerances = {1e-2, 1e-4};
+  bool json = false;
+  std::string json_file;
+  bool strict = false;
+};
+
+int run_audit_command(const AuditOptions& o) {
+  auto backend = eval::parse_backend(o.backend);
+  if (!backend) {
+    log::error(backend.error().message);
+    return kExitUsage;
+  }
+  if (o.precision != "fp32" && o.precision != "fp16" && o.precision != "bf16") {
+    log::error("unknown precision '" + o.precision + "': use fp32, fp16 or bf16");
+    return kExitUsage;
+  }
+  if (o.seeds < 1) {
+    log::error("--seeds must be at least 1");
+    return kExitUsage;
+  }
+  for (double tol : o.tolerances) {
+    if (!(tol >= 0)) {
+      log::error("--tolerances must be non-negative numbers, e.g. 1e-2,1e-4");
+      return kExitUsage;
+    }
+  }
+  auto files = audit::expand_problem_paths(o.problems);
+  if (!files) {
+    log::error(files.error().message);
+    return kExitUsage;
+  }
+
+  eval::EvaluatorOptions options;
+  options.backend = *backend;
+  options.python = o.python;
+  options.precision = o.precision;
+  options.measure_baseline = false;
+  options.time_candidate = false;
+  auto evaluator = eval::Evaluator::create(options);
+  if (!evaluator) {
+    log::error("cannot start the evaluator for the audit: " + evaluator.error().message);
+    return kExitHarness;
+  }
+
+  audit::AuditRequest request;
+  request.problems = *files;
+  request.seeds = o.seeds;
+  request.tolerances = o.tolerances;
+  eval::Evaluator& ev = **evaluator;
+  const size_t count = request.problems.size();
+  size_t index = 0;
+  auto report = audit::run_audit(
+      request,
+      [&ev](const std::string& path, int trial, const std::vector<double>& tolerances) {
+        return ev.trivial_stats(path, trial, tolerances);
+      },
+      [&](const std::string& name) {
+        log::info("audit " + std::to_string(++index) + "/" + std::to_string(count) + ": " + name);
+      });
+  report.precision = o.precision;
+  report.backend = o.backend;
+
+  const auto json = audit::to_json(report);
+  if (!o.json_file.empty()) {
+    auto written = write_file_atomic(o.json_file, json.dump(2) + "\n");
+    if (!written) {
+      log::error("cannot write " + o.json_file + ": " + written.error().message);
+      return kExitHarness;
+    }
+  }
+  if (o.json) {
+    std::cout << json.dump(2) << "\n";
+  } else {
+    std::cout << audit::render_table(report);
+  }
+
+  bool bad_problem = false, harness = false;
+  for (const auto& problem : report.problems) {
+    if (!problem.error) continue;
+    (problem.error->code == "oracle.problem" ? bad_problem : harness) = true;
+  }
+  if (harness) return kExitHarness;
+  if (bad_problem) return kExitUsage;
+  if (o.strict && audit::totals(report).kforge_problems > 0) return kExitFailure;
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_audit_commands(CLI::App& app, Registry& registry) {
+  auto options = std::make_shared<AuditOptions>();
+  auto* cmd = app.add_subcommand(
+      "audit",
+      "Report which trivial outputs (zeros, the reference's mean, an input passed through, a 0.3% partial "
+      "write) pass KernelBench's allclose check and kforge's verifier on each problem");
+  cmd->add_option("--problems", options->problems, "Problem files (.py) or folders of them")
+      ->required()
+      ->expected(1, -1);
+  cmd->add_option("--precision", options->precision, "fp32 | fp16 | bf16")->capture_default_str();
+  cmd->add_option("--seeds", options->seeds, "Trials per problem (trial 0 uses the problem's own inputs)")
+      ->capture_default_str();
+  cmd->add_option("--backend", options->backend, "cuda (reference on the GPU) | host (on the CPU)")
+      ->capture_default_str();
+  cmd->add_option("--python", options->python, "Python interpreter with torch for the oracle");
+  cmd->add_option("--tolerances", options->tolerances, "allclose tolerances (atol = rtol) to check")
+      ->delimiter(',')
+      ->capture_default_str();
+  cmd->add_flag("--json", options->json, "Print JSON instead of the table");
+  cmd->add_option("--json-file", options->json_file, "Also write the JSON report to this file");
+  cmd->add_flag("--strict", options->strict,
+                "Exit 1 when kforge's verifier admits a trivial output on some problem");
+  registry.on_run(cmd, [options] { return run_audit_command(*options); });
+}
+
 }  // namespace kf::cli

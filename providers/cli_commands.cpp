@@ -1,5 +1,114 @@
+#include <cstdio>
+#include <iostream>
+#include <sstream>
+
 #include "cli/commands.h"
+#include "core/files.h"
+#include "core/secrets.h"
+#include "providers/model_config.h"
+#include "providers/provider.h"
 
 namespace kf::cli {
-void add_provider_commands(CLI::App&, Registry&) {}
+namespace {
+
+struct AskArgs {
+  std::string config_path;
+  std::string base_url;
+  std::string system_prompt;
+  bool no_stream = false;
+  std::string prompt;
+};
+
+std::string money(double usd) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "$%.6f", usd);
+  return buf;
+}
+
+int run_ask(const AskArgs& args) {
+  auto config = load_model_config(args.config_path);
+  if (!config) {
+    std::cerr << "kforge ask: " << config.error().message << "\n";
+    return kExitUsage;
+  }
+  if (!args.base_url.empty()) config->base_url = args.base_url;
+  if (args.no_stream) config->generation.stream = false;
+  auto provider = make_provider(*config);
+  if (!provider) {
+    std::cerr << "kforge ask: " << secrets::redact(provider.error().message) << "\n";
+    return kExitUsage;
+  }
+  std::vector<ChatMessage> messages;
+  if (!args.system_prompt.empty()) messages.push_back({"system", args.system_prompt});
+  messages.push_back({"user", args.prompt});
+  auto result = (*provider)->complete(messages);
+  if (const auto* error = std::get_if<ProviderError>(&result)) {
+    std::cerr << "kforge ask: provider error (" << to_string(error->kind);
+    if (error->http_status) std::cerr << ", HTTP " << error->http_status;
+    std::cerr << ", " << error->attempts << " attempt" << (error->attempts == 1 ? "" : "s") << "): "
+              << secrets::redact(error->message) << "\n";
+    return kExitFailure;
+  }
+  const Reply& reply = std::get<Reply>(result);
+  std::cout << secrets::redact(reply.answer);
+  if (reply.answer.empty() || reply.answer.back() != '\n') std::cout << "\n";
+  const Usage& u = reply.usage;
+  std::ostringstream summary;
+  summary << "---\n"
+          << "model: " << reply.model << " (" << to_string(config->provider) << ", " << config->base_url << ")"
+          << ", finish: " << reply.finish_reason << ", attempts: " << reply.attempts << ", latency: " << reply.latency_s
+          << " s\n"
+          << "reasoning: " << reply.reasoning.size() << " characters\n"
+          << "usage: input " << u.input_tokens << " (cached " << u.cached_input_tokens << "), output " << u.output_tokens
+          << ", reasoning " << u.reasoning_tokens << " tokens\n"
+          << "cost: " << money(reply.cost_usd) << " (prices per million tokens from " << args.config_path << ")\n";
+  std::cout << secrets::redact(summary.str()) << std::flush;
+  return kExitOk;
+}
+
+int run_configs_validate(const std::vector<std::string>& files) {
+  bool all_valid = true;
+  for (const auto& file : files) {
+    auto problems = validate_model_config_file(file);
+    for (const auto& p : problems) {
+      std::cout << p.file << ": " << (p.field.empty() ? "(file)" : p.field) << ": " << p.reason << "\n";
+    }
+    if (auto text = read_file(file)) {
+      try {
+        for (const auto& w : model_config_warnings(nlohmann::json::parse(*text), file)) {
+          std::cout << w.file << ": " << w.field << ": warning: " << w.reason << "\n";
+        }
+      } catch (const nlohmann::json::parse_error&) {
+        // already reported as a problem above
+      }
+    }
+    if (problems.empty()) {
+      std::cout << file << ": valid\n";
+    } else {
+      all_valid = false;
+    }
+  }
+  return all_valid ? kExitOk : kExitUsage;
+}
+
+}  // namespace
+
+void add_provider_commands(CLI::App& app, Registry& registry) {
+  auto ask = std::make_shared<AskArgs>();
+  auto* ask_cmd = app.add_subcommand("ask", "Send one prompt to a model configuration; print answer, usage and cost");
+  ask_cmd->add_option("--config", ask->config_path, "Model configuration file (configs/*.json)")->required();
+  ask_cmd->add_option("--base-url", ask->base_url, "Override the configuration's base_url (e.g. http://127.0.0.1:PORT/v1)");
+  ask_cmd->add_option("--system", ask->system_prompt, "System prompt to send before the prompt");
+  ask_cmd->add_flag("--no-stream", ask->no_stream, "Ask for a whole response instead of a stream");
+  ask_cmd->add_option("prompt", ask->prompt, "The prompt text")->required();
+  registry.on_run(ask_cmd, [ask] { return run_ask(*ask); });
+
+  auto* configs = app.add_subcommand("configs", "Work with model configuration files");
+  configs->require_subcommand(1);
+  auto files = std::make_shared<std::vector<std::string>>();
+  auto* validate = configs->add_subcommand("validate", "Check configuration files; print every problem as file: field: reason");
+  validate->add_option("files", *files, "Configuration files")->required();
+  registry.on_run(validate, [files] { return run_configs_validate(*files); });
+}
+
 }  // namespace kf::cli

@@ -95,5 +95,11 @@ Result<ModelConfig> load_model_config(const std::string& path);
 std::vector<ConfigProblem> validate_model_config_file(const std::string& path);
 // Validates an already-parsed document (file is used for messages only).
 std::vector<ConfigProblem> validate_model_config_json(const nlohmann::json& doc, const std::string& file);
+// Advice that does not make a file invalid (e.g. temperature on a model that rejects it); load_model_config
+// logs these as warnings and `kforge configs validate` prints them.
+std::vector<ConfigProblem> model_config_warnings(const nlohmann::json& doc, const std::string& file);
+// Replaces ${NAME} and ${NAME:-default} with environment values (used for base_url, e.g.
+// "${KFORGE_MOCK_URL:-http://127.0.0.1:8089}/v1"); fails when NAME is unset and has no default.
+Result<std::string> expand_env_references(const std::string& text);
 
 }  // namespace kf

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,13 @@ struct Spec {
   Limits limits;
   Profile profile = Profile::runner;
   bool allow_gpu = false;                        // expose /dev/nvidia* (runner and oracle on cuda)
+  // false: a plain fork with limits only (benchmarks, debugging); every namespace is then listed
+  // in Outcome.missing_protections.
+  bool namespaces = true;
+  // When kforge runs as root the job runs as this unprivileged user (the job folder is handed to
+  // it); root ignores RLIMIT_NPROC and file permissions, an unprivileged user does not.
+  uint32_t run_as_uid = 65534;
+  uint32_t run_as_gid = 65534;
 };
 
 struct Outcome {
@@ -54,11 +62,39 @@ struct Outcome {
   double cpu_s = 0;
   uint64_t peak_memory_bytes = 0;
   bool tree_empty_after = true;                   // verified: no process of the job survives
+  bool cpu_limit_hit = false;                     // status timeout (or SIGXCPU) because of limits.cpu_s
+  bool memory_limit_hit = false;                  // the cgroup's OOM killer fired
+  std::string launch_error;                       // launch_failed: what failed (e.g. "exec: No such file")
   std::vector<std::string> missing_protections;   // e.g. "network namespace (EPERM)" — logged once
 };
 
 // Runs the job to completion (or its limits) and returns what happened. Err only when kforge itself
 // cannot set up the launch (e.g. cannot create a pipe); a job that fails to exec is launch_failed.
 Result<Outcome> run(const Spec& spec);
+
+// A job that runs while the caller talks to it (e.g. the runner, through pass_fds). A monitor thread
+// feeds stdin, captures stdout/stderr and enforces the limits from start() on; run() is
+// start() + wait(). The job is killed if the Job is destroyed before wait().
+class Job {
+ public:
+  // Returns once the job's program has been exec'ed (or failed to start: then wait() returns
+  // launch_failed at once).
+  static Result<Job> start(const Spec& spec);
+  Job(Job&&) noexcept;
+  Job& operator=(Job&&) noexcept;
+  ~Job();
+
+  bool finished() const;  // the job (all of it) has ended; wait() will not block
+  void kill();            // SIGKILL to the whole tree now (wait() then reports signaled 9)
+  // Waits for the end (or a limit), verifies that nothing survives and returns what happened.
+  // Call once.
+  Outcome wait();
+
+  struct Impl;
+
+ private:
+  explicit Job(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
 
 }  // namespace kf::sandbox

@@ -1,0 +1,34 @@
+#pragma once
+// Pulls the candidate source out of a model's answer text. Only the answer is ever searched: a
+// kernel sketched in reasoning text is not the model's submission.
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kf::agent {
+
+struct CodeBlock {
+  std::string label;   // the fence's info string, first word, lower-cased ("" when unlabelled)
+  std::string code;
+  bool terminated = true;  // false when the answer ended inside the block (truncated reply)
+};
+
+// Every fenced block (``` or ~~~, three or more) in `answer`, in order.
+std::vector<CodeBlock> fenced_blocks(const std::string& answer);
+
+// True when `code` defines (not merely declares or calls) kf_forward.
+bool defines_kf_forward(const std::string& code);
+
+struct Extraction {
+  std::optional<std::string> source;  // set on success
+  // On failure: "no_code_block" or "no_kf_forward"; `message` is the text sent back to the model.
+  std::string failure;
+  std::string message;
+  int blocks_seen = 0;
+};
+
+// Considers blocks labelled cuda, cu, cpp, c++, cxx, cc, c or unlabelled. With several, takes the
+// one that defines kf_forward (the last such block when more than one does).
+Extraction extract_source(const std::string& answer);
+
+}  // namespace kf::agent

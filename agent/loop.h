@@ -1,0 +1,84 @@
+#pragma once
+// The refinement loop of one (problem, configuration, sample): ask, extract, judge, feed back, up to
+// T turns, recording every evaluation in the corpus. Resumes from the corpus's earlier records.
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "agent/conversation.h"
+#include "agent/corpus.h"
+#include "agent/prompt_templates.h"
+#include "providers/provider.h"
+
+namespace kf::agent {
+
+struct ProblemInfo {
+  std::string name;       // file stem, e.g. 19_ReLU
+  std::string path;       // absolute
+  std::string file_hash;  // sha256 of the file
+  std::string category;
+  std::string source;
+  nlohmann::json to_json() const;  // {"name", "file_hash", "category", "path"}
+};
+
+// Compiles and judges a candidate source file against a problem. Implementations decide how
+// compiles and evaluations share the machine (the campaign's: a CPU pool, one evaluation per GPU).
+class KernelJudge {
+ public:
+  virtual ~KernelJudge() = default;
+  // The verdict JSON of `kforge eval --json`.
+  virtual nlohmann::json judge(const ProblemInfo& problem, const std::string& source_path) = 0;
+};
+
+// What every record of a campaign shares.
+struct RunContext {
+  std::string run_id;
+  int session = 1;             // invocation of `kforge run` on this folder (1, 2, ... on resume)
+  nlohmann::json environment;  // kforge_version, backend, gpu_name, gpu_arch, torch, cuda
+  std::string source_extension = ".cu";  // ".cu" (cuda) or ".cpp" (host)
+  std::string code_label = "cuda";
+};
+
+struct UnitSettings {
+  int turns = 5;
+  bool stop_at_first_correct = true;
+  int keep_last_attempts = 0;
+};
+
+enum class UnitOutcome {
+  done,             // finished: a correct kernel (stop at first) or all turns used
+  stopped,          // a stop was requested (budget, Ctrl-C) before the next model call
+  provider_failed,  // the model call failed after retries; rerunning retries this turn
+  harness_failed,   // kforge could not judge a kernel; rerunning retries this turn
+};
+std::string to_string(UnitOutcome outcome);
+
+struct UnitJob {
+  UnitKey key;
+  const ProblemInfo* problem = nullptr;
+  Provider* provider = nullptr;
+  KernelJudge* judge = nullptr;
+  const PromptTemplates* templates = nullptr;
+  CorpusWriter* corpus = nullptr;
+  const RunContext* run = nullptr;
+  UnitSettings settings;
+  std::string system_prompt;
+  std::string first_turn;
+  // Earlier records of this unit (any kind), in corpus order, for resuming.
+  std::vector<nlohmann::json> prior_records;
+  // Asked before every model call; false stops the unit (budget exhausted, Ctrl-C).
+  std::function<bool()> may_call_model = [] { return true; };
+  // Called with every record appended (for spend accounting and progress).
+  std::function<void(const nlohmann::json&)> on_record = [](const nlohmann::json&) {};
+};
+
+// True when the prior records already hold a unit_done record.
+bool unit_finished(const std::vector<nlohmann::json>& prior_records);
+
+// Runs (or resumes) the unit. Errors are corpus write failures and unreadable prior replies.
+Result<UnitOutcome> run_unit(const UnitJob& job);
+
+}  // namespace kf::agent

@@ -1,0 +1,350 @@
+#include "agent/report.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <set>
+#include <sstream>
+
+#include "agent/category.h"
+
+namespace kf::agent {
+namespace {
+
+std::string fmt(double v, int decimals) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  return buf;
+}
+std::string fmt_opt(const std::optional<double>& v, int decimals, const std::string& suffix = "") {
+  return v ? fmt(*v, decimals) + suffix : "-";
+}
+nlohmann::json opt_json(const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); }
+
+int64_t record_tokens(const nlohmann::json& r) {
+  if (!r.contains("usage") || !r["usage"].is_object()) return 0;
+  const auto& u = r["usage"];
+  return u.value("input_tokens", int64_t{0}) + u.value("output_tokens", int64_t{0}) +
+         u.value("reasoning_tokens", int64_t{0});
+}
+
+bool compiled_verdict(const std::string& v) { return v != "no_code" && v != "compile_error" && !v.empty(); }
+
+struct UnitState {
+  std::string category;
+  bool compiled = false;
+  bool correct = false;
+  bool replied = false;
+  std::optional<double> best_speedup;
+};
+
+}  // namespace
+
+std::optional<double> median(std::vector<double> values) {
+  if (values.empty()) return std::nullopt;
+  std::sort(values.begin(), values.end());
+  size_t n = values.size();
+  return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2.0;
+}
+
+std::optional<double> geometric_mean(const std::vector<double>& values) {
+  double log_sum = 0;
+  int n = 0;
+  for (double v : values)
+    if (v > 0) {
+      log_sum += std::log(v);
+      ++n;
+    }
+  if (n == 0) return std::nullopt;
+  return std::exp(log_sum / n);
+}
+
+int ConfigSummary::kernel_failures_total() const {
+  int n = 0;
+  for (const auto& [k, v] : kernel_failures) n += v;
+  return n;
+}
+int ConfigSummary::provider_failures_total() const {
+  int n = 0;
+  for (const auto& [k, v] : provider_failures) n += v;
+  return n;
+}
+
+std::vector<ConfigSummary> summarize(const Corpus& corpus) {
+  std::map<std::string, ConfigSummary> by_config;
+  std::map<std::string, std::map<std::pair<std::string, int>, UnitState>> units;
+  for (const auto& r : corpus.records) {
+    const std::string kind = r.value("kind", "");
+    if (kind == kKindUnitDone) continue;
+    UnitKey key = unit_key_of(r);
+    auto& s = by_config[key.config];
+    s.config = key.config;
+    if (s.provider.empty()) s.provider = r.value("provider", "");
+    if (s.model.empty()) s.model = r.value("model", "");
+    s.tokens += record_tokens(r);
+    s.cost_usd += r.value("cost_usd", 0.0);
+    auto& u = units[key.config][{key.problem, key.sample}];
+    if (u.category.empty() && r.contains("problem")) u.category = r["problem"].value("category", "other");
+    if (kind == kKindProviderFailure) {
+      std::string ek = r.contains("error") ? r["error"].value("kind", "unknown") : "unknown";
+      s.provider_failures[ek]++;
+      continue;
+    }
+    if (kind == kKindHarnessFailure) {
+      s.harness_failures++;
+      continue;
+    }
+    if (kind != kKindEvaluation) continue;
+    s.evaluations++;
+    u.replied = true;
+    std::string v = record_verdict(r);
+    if (compiled_verdict(v)) u.compiled = true;
+    if (record_correct(r)) {
+      u.correct = true;
+      auto sp = record_speedup(r);
+      if (sp && (!u.best_speedup || *sp > *u.best_speedup)) u.best_speedup = sp;
+    } else {
+      s.kernel_failures[v.empty() ? "unknown" : v]++;
+    }
+  }
+
+  std::vector<ConfigSummary> out;
+  for (auto& [name, s] : by_config) {
+    std::set<std::string> problems;
+    std::vector<double> best_speedups, wins;
+    std::map<std::string, std::vector<double>> cat_speedups;
+    for (const auto& f : fast_thresholds()) s.fast_count[f] = 0;
+    for (const auto& [pk, u] : units[name]) {
+      if (!u.replied) {
+        s.units_no_reply++;
+        continue;
+      }
+      problems.insert(pk.first);
+      s.units++;
+      auto& cat = s.categories[u.category.empty() ? "other" : u.category];
+      cat.units++;
+      if (u.compiled) s.units_compiled++;
+      if (!u.correct) continue;
+      s.units_correct++;
+      cat.correct++;
+      s.fast_count["0"]++;
+      if (!u.best_speedup) continue;
+      double sp = *u.best_speedup;
+      best_speedups.push_back(sp);
+      cat_speedups[u.category].push_back(sp);
+      if (sp > 1.0) {
+        s.fast_count["1.0"]++;
+        wins.push_back(sp);
+        cat.faster++;
+      }
+      if (sp > 1.5) s.fast_count["1.5"]++;
+      if (sp > 2.0) s.fast_count["2.0"]++;
+    }
+    s.problems_attempted = static_cast<int>(problems.size());
+    s.verified_speedups = s.fast_count["1.0"];
+    s.median_speedup = median(best_speedups);
+    s.geomean_speedup = geometric_mean(best_speedups);
+    s.median_speedup_of_wins = median(wins);
+    for (auto& [cname, cat] : s.categories) cat.median_speedup = median(cat_speedups[cname]);
+    if (s.problems_attempted > 0) {
+      s.tokens_per_problem = static_cast<double>(s.tokens) / s.problems_attempted;
+      s.cost_per_problem = s.cost_usd / s.problems_attempted;
+    }
+    if (s.units_correct > 0) {
+      s.tokens_per_correct = static_cast<double>(s.tokens) / s.units_correct;
+      s.cost_per_correct = s.cost_usd / s.units_correct;
+    }
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+nlohmann::json ConfigSummary::to_json() const {
+  nlohmann::json j;
+  if (!run.empty()) j["run"] = run;
+  j["config"] = config;
+  j["provider"] = provider;
+  j["model"] = model;
+  j["problems_attempted"] = problems_attempted;
+  j["units"] = units;
+  j["units_no_reply"] = units_no_reply;
+  j["compiled"] = {{"count", units_compiled}, {"pct", pct(units_compiled)}};
+  j["correct"] = {{"count", units_correct}, {"pct", pct(units_correct)}};
+  nlohmann::json fast = nlohmann::json::object();
+  for (const auto& [p, n] : fast_count)
+    fast[p] = {{"count", n}, {"fraction", units == 0 ? 0.0 : static_cast<double>(n) / units}};
+  j["fast_p"] = fast;
+  j["verified_speedups"] = verified_speedups;
+  j["median_speedup"] = opt_json(median_speedup);
+  j["geomean_speedup"] = opt_json(geomean_speedup);
+  j["median_speedup_of_wins"] = opt_json(median_speedup_of_wins);
+  nlohmann::json cats = nlohmann::json::object();
+  for (const auto& [name, c] : categories)
+    cats[name] = {{"units", c.units}, {"correct", c.correct}, {"faster", c.faster},
+                  {"median_speedup", opt_json(c.median_speedup)}};
+  j["categories"] = cats;
+  j["evaluations"] = evaluations;
+  j["tokens"] = tokens;
+  j["cost_usd"] = cost_usd;
+  j["tokens_per_problem"] = opt_json(tokens_per_problem);
+  j["cost_per_problem"] = opt_json(cost_per_problem);
+  j["tokens_per_correct"] = opt_json(tokens_per_correct);
+  j["cost_per_correct"] = opt_json(cost_per_correct);
+  j["kernel_failures"] = {{"total", kernel_failures_total()}, {"by_verdict", kernel_failures}};
+  j["provider_failures"] = {{"total", provider_failures_total()}, {"by_kind", provider_failures}};
+  j["harness_failures"] = harness_failures;
+  return j;
+}
+
+std::optional<ReportFormat> parse_report_format(const std::string& text) {
+  if (text == "md" || text == "markdown") return ReportFormat::md;
+  if (text == "json") return ReportFormat::json;
+  if (text == "csv") return ReportFormat::csv;
+  return std::nullopt;
+}
+
+namespace {
+
+std::string column_name(const ConfigSummary& s) { return s.run.empty() ? s.config : s.run + ": " + s.config; }
+
+std::string count_pct(const ConfigSummary& s, int n) {
+  return std::to_string(n) + "/" + std::to_string(s.units) + " (" + fmt(s.pct(n), 1) + "%)";
+}
+
+std::string failures_text(const std::map<std::string, int>& m) {
+  if (m.empty()) return "0";
+  int total = 0;
+  std::string parts;
+  for (const auto& [k, v] : m) {
+    total += v;
+    parts += (parts.empty() ? "" : ", ") + k + " " + std::to_string(v);
+  }
+  return std::to_string(total) + " (" + parts + ")";
+}
+
+std::string markdown(const std::vector<ConfigSummary>& ss, const std::string& title) {
+  std::ostringstream o;
+  o << "# " << title << "\n\n";
+  if (ss.empty()) {
+    o << "No evaluations recorded yet.\n";
+    return o.str();
+  }
+  using Row = std::pair<std::string, std::function<std::string(const ConfigSummary&)>>;
+  std::vector<Row> rows = {
+      {"provider / model", [](const ConfigSummary& s) { return s.provider + " / " + s.model; }},
+      {"problems attempted", [](const ConfigSummary& s) { return std::to_string(s.problems_attempted); }},
+      {"units (problem x sample)", [](const ConfigSummary& s) { return std::to_string(s.units); }},
+      {"compiled", [](const ConfigSummary& s) { return count_pct(s, s.units_compiled); }},
+      {"correct (fast_0)", [](const ConfigSummary& s) { return count_pct(s, s.units_correct); }},
+      {"fast_1.0", [](const ConfigSummary& s) { return count_pct(s, s.fast_count.at("1.0")); }},
+      {"fast_1.5", [](const ConfigSummary& s) { return count_pct(s, s.fast_count.at("1.5")); }},
+      {"fast_2.0", [](const ConfigSummary& s) { return count_pct(s, s.fast_count.at("2.0")); }},
+      {"verified speedups", [](const ConfigSummary& s) {
+         return std::to_string(s.verified_speedups) + " of " + std::to_string(s.units);
+       }},
+      {"median speedup (correct)", [](const ConfigSummary& s) { return fmt_opt(s.median_speedup, 3, "x"); }},
+      {"geomean speedup (correct)", [](const ConfigSummary& s) { return fmt_opt(s.geomean_speedup, 3, "x"); }},
+      {"median speedup (wins)", [](const ConfigSummary& s) { return fmt_opt(s.median_speedup_of_wins, 3, "x"); }},
+      {"evaluations", [](const ConfigSummary& s) { return std::to_string(s.evaluations); }},
+      {"tokens", [](const ConfigSummary& s) { return std::to_string(s.tokens); }},
+      {"cost", [](const ConfigSummary& s) { return "$" + fmt(s.cost_usd, 4); }},
+      {"tokens / problem", [](const ConfigSummary& s) { return fmt_opt(s.tokens_per_problem, 0); }},
+      {"cost / problem", [](const ConfigSummary& s) { return s.cost_per_problem ? "$" + fmt(*s.cost_per_problem, 4) : "-"; }},
+      {"tokens / correct kernel", [](const ConfigSummary& s) { return fmt_opt(s.tokens_per_correct, 0); }},
+      {"cost / correct kernel", [](const ConfigSummary& s) { return s.cost_per_correct ? "$" + fmt(*s.cost_per_correct, 4) : "-"; }},
+      {"kernel failures", [](const ConfigSummary& s) { return failures_text(s.kernel_failures); }},
+      {"provider failures", [](const ConfigSummary& s) { return failures_text(s.provider_failures); }},
+      {"harness failures", [](const ConfigSummary& s) { return std::to_string(s.harness_failures); }},
+      {"units without any reply", [](const ConfigSummary& s) { return std::to_string(s.units_no_reply); }},
+  };
+  o << "| metric |";
+  for (const auto& s : ss) o << " " << column_name(s) << " |";
+  o << "\n|---|";
+  for (size_t i = 0; i < ss.size(); ++i) o << "---|";
+  o << "\n";
+  for (const auto& [label, f] : rows) {
+    o << "| " << label << " |";
+    for (const auto& s : ss) o << " " << f(s) << " |";
+    o << "\n";
+  }
+  o << "\n## Per category (correct/units, faster than baseline, median speedup)\n\n| category |";
+  for (const auto& s : ss) o << " " << column_name(s) << " |";
+  o << "\n|---|";
+  for (size_t i = 0; i < ss.size(); ++i) o << "---|";
+  o << "\n";
+  for (const auto& cat : known_categories()) {
+    bool any = std::any_of(ss.begin(), ss.end(), [&](const ConfigSummary& s) { return s.categories.count(cat); });
+    if (!any) continue;
+    o << "| " << cat << " |";
+    for (const auto& s : ss) {
+      auto it = s.categories.find(cat);
+      if (it == s.categories.end()) {
+        o << " - |";
+        continue;
+      }
+      const auto& c = it->second;
+      o << " " << c.correct << "/" << c.units << ", " << c.faster << " faster, " << fmt_opt(c.median_speedup, 3, "x")
+        << " |";
+    }
+    o << "\n";
+  }
+  return o.str();
+}
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string q = "\"";
+  for (char c : s) q += (c == '"') ? std::string("\"\"") : std::string(1, c);
+  return q + "\"";
+}
+
+std::string csv(const std::vector<ConfigSummary>& ss) {
+  std::ostringstream o;
+  o << "run,config,provider,model,problems_attempted,units,compiled,compiled_pct,correct,correct_pct,fast_0,fast_1.0,"
+       "fast_1.5,fast_2.0,verified_speedups,median_speedup,geomean_speedup,median_speedup_of_wins,evaluations,"
+       "tokens,cost_usd,tokens_per_problem,cost_per_problem,tokens_per_correct,cost_per_correct,kernel_failures,"
+       "provider_failures,harness_failures";
+  for (const auto& cat : known_categories()) o << ",correct/units:" << cat;
+  o << "\n";
+  for (const auto& s : ss) {
+    auto frac = [&](int n) { return fmt(s.units ? static_cast<double>(n) / s.units : 0.0, 4); };
+    o << csv_field(s.run) << "," << csv_field(s.config) << "," << csv_field(s.provider) << "," << csv_field(s.model)
+      << "," << s.problems_attempted << "," << s.units << "," << s.units_compiled << "," << fmt(s.pct(s.units_compiled), 2)
+      << "," << s.units_correct << "," << fmt(s.pct(s.units_correct), 2) << "," << frac(s.fast_count.at("0")) << ","
+      << frac(s.fast_count.at("1.0")) << "," << frac(s.fast_count.at("1.5")) << "," << frac(s.fast_count.at("2.0"))
+      << "," << s.verified_speedups << "," << fmt_opt(s.median_speedup, 4) << "," << fmt_opt(s.geomean_speedup, 4)
+      << "," << fmt_opt(s.median_speedup_of_wins, 4) << "," << s.evaluations << "," << s.tokens << ","
+      << fmt(s.cost_usd, 6) << "," << fmt_opt(s.tokens_per_problem, 1) << "," << fmt_opt(s.cost_per_problem, 6) << ","
+      << fmt_opt(s.tokens_per_correct, 1) << "," << fmt_opt(s.cost_per_correct, 6) << "," << s.kernel_failures_total()
+      << "," << s.provider_failures_total() << "," << s.harness_failures;
+    for (const auto& cat : known_categories()) {
+      auto it = s.categories.find(cat);
+      o << ",";
+      if (it != s.categories.end()) o << it->second.correct << "/" << it->second.units;
+    }
+    o << "\n";
+  }
+  return o.str();
+}
+
+}  // namespace
+
+std::string format_report(const std::vector<ConfigSummary>& ss, ReportFormat format, const std::string& title) {
+  switch (format) {
+    case ReportFormat::md: return markdown(ss, title);
+    case ReportFormat::csv: return csv(ss);
+    case ReportFormat::json: {
+      nlohmann::json j = nlohmann::json::array();
+      for (const auto& s : ss) j.push_back(s.to_json());
+      return nlohmann::json{{"title", title}, {"configurations", j}}.dump(2) + "\n";
+    }
+  }
+  return "";
+}
+
+std::string format_compare(const std::vector<ConfigSummary>& ss, ReportFormat format) {
+  return format_report(ss, format, "kforge compare");
+}
+
+}  // namespace kf::agent

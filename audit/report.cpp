@@ -1,0 +1,185 @@
+#include "audit/report.h"
+
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+namespace kf::audit {
+namespace {
+
+std::string cell(const PassCount& count) {
+  if (count.trials == 0) return "-";
+  if (count.passes()) return "PASS";
+  if (count.passed == 0) return "fail";
+  return "fail (" + std::to_string(count.passed) + "/" + std::to_string(count.trials) + " pass)";
+}
+
+std::string format_number(double value) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.3g", value);
+  return buffer;
+}
+
+nlohmann::json count_json(const PassCount& count) {
+  return {{"passes", count.passes()}, {"passed_trials", count.passed}, {"trials", count.trials}};
+}
+
+// Pads each column to its widest cell; the result is also a valid Markdown table.
+std::string layout(const std::vector<std::vector<std::string>>& rows) {
+  std::vector<size_t> width;
+  for (const auto& row : rows) {
+    width.resize(std::max(width.size(), row.size()), 0);
+    for (size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], row[c].size());
+  }
+  std::ostringstream out;
+  for (size_t r = 0; r < rows.size(); ++r) {
+    out << "|";
+    for (size_t c = 0; c < width.size(); ++c) {
+      const std::string text = c < rows[r].size() ? rows[r][c] : "";
+      out << " " << text << std::string(width[c] - text.size(), ' ') << " |";
+    }
+    out << "\n";
+    if (r == 0) {
+      out << "|";
+      for (size_t c = 0; c < width.size(); ++c) out << std::string(width[c] + 2, '-') << "|";
+      out << "\n";
+    }
+  }
+  return out.str();
+}
+
+}  // namespace
+
+std::string format_tolerance(double tolerance) {
+  if (tolerance > 0) {
+    const double exponent = std::round(std::log10(tolerance));
+    if (std::abs(std::pow(10.0, exponent) - tolerance) <= 1e-12 * tolerance) {
+      return "1e" + std::to_string(static_cast<int>(exponent));
+    }
+  }
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%g", tolerance);
+  return buffer;
+}
+
+AuditTotals totals(const AuditReport& report) {
+  AuditTotals t;
+  t.allclose_problems.assign(report.tolerances.size(), 0);
+  t.allclose_rows.assign(report.tolerances.size(), 0);
+  for (const auto& problem : report.problems) {
+    if (problem.error) {
+      ++t.errors;
+      continue;
+    }
+    ++t.problems;
+    for (size_t i = 0; i < report.tolerances.size(); ++i) {
+      t.allclose_problems[i] += problem.any_allclose_pass(i) ? 1 : 0;
+    }
+    t.kforge_problems += problem.any_kforge_pass() ? 1 : 0;
+    for (const auto& row : problem.rows) {
+      ++t.rows;
+      for (size_t i = 0; i < report.tolerances.size() && i < row.allclose.size(); ++i) {
+        t.allclose_rows[i] += row.allclose[i].passes() ? 1 : 0;
+      }
+      t.kforge_rows += row.kforge.passes() ? 1 : 0;
+    }
+  }
+  return t;
+}
+
+std::string render_table(const AuditReport& report) {
+  std::vector<std::vector<std::string>> rows;
+  std::vector<std::string> header = {"problem", "output", "trivial"};
+  for (double tol : report.tolerances) header.push_back("allclose@" + format_tolerance(tol));
+  header.push_back("kforge");
+  header.push_back("rel_l2");
+  rows.push_back(header);
+  std::vector<std::string> errors;
+  for (const auto& problem : report.problems) {
+    if (problem.error) {
+      std::vector<std::string> row = {problem.name, "-", "ERROR"};
+      for (size_t i = 0; i < report.tolerances.size(); ++i) row.push_back("-");
+      row.push_back("-");
+      row.push_back("-");
+      rows.push_back(row);
+      errors.push_back(problem.name + ": " + problem.error->message);
+      continue;
+    }
+    for (const auto& trivial : problem.rows) {
+      std::vector<std::string> row = {problem.name, trivial.output, trivial.trivial};
+      for (const auto& count : trivial.allclose) row.push_back(cell(count));
+      row.push_back(cell(trivial.kforge));
+      row.push_back(format_number(trivial.max_rel_l2));
+      rows.push_back(row);
+    }
+  }
+  std::ostringstream out;
+  out << layout(rows);
+  const auto t = totals(report);
+  out << "\nTotals (" << report.seeds << " seed" << (report.seeds == 1 ? "" : "s") << " per problem, precision "
+      << report.precision << ", backend " << report.backend
+      << "; PASS = the trivial output passes the check on every seed):\n";
+  out << "  problems audited: " << t.problems << (t.errors ? ", could not be audited: " + std::to_string(t.errors) : "")
+      << "; trivial outputs checked: " << t.rows << "\n";
+  for (size_t i = 0; i < report.tolerances.size(); ++i) {
+    out << "  allclose@" << format_tolerance(report.tolerances[i]) << " (atol = rtol): a trivial output passes on "
+        << t.allclose_problems[i] << " of " << t.problems << " problems (" << t.allclose_rows[i] << " trivial outputs)\n";
+  }
+  out << "  kforge verifier: a trivial output passes on " << t.kforge_problems << " of " << t.problems << " problems ("
+      << t.kforge_rows << " trivial outputs)\n";
+  for (const auto& line : errors) out << "  error: " << line << "\n";
+  return out.str();
+}
+
+nlohmann::json to_json(const AuditReport& report) {
+  nlohmann::json problems = nlohmann::json::array();
+  for (const auto& problem : report.problems) {
+    nlohmann::json p = {{"problem", problem.path}, {"name", problem.name}};
+    if (problem.error) {
+      p["error"] = {{"code", problem.error->code}, {"message", problem.error->message}};
+      p["trivial"] = nlohmann::json::array();
+    } else {
+      p["error"] = nullptr;
+      nlohmann::json rows = nlohmann::json::array();
+      for (const auto& row : problem.rows) {
+        nlohmann::json allclose = nlohmann::json::object();
+        for (size_t i = 0; i < report.tolerances.size() && i < row.allclose.size(); ++i) {
+          allclose[format_tolerance(report.tolerances[i])] = count_json(row.allclose[i]);
+        }
+        rows.push_back({{"output", row.output},
+                        {"dtype", row.dtype},
+                        {"trivial", row.trivial},
+                        {"allclose", allclose},
+                        {"kforge", count_json(row.kforge)},
+                        {"max_rel_l2", row.max_rel_l2}});
+      }
+      p["trivial"] = rows;
+      nlohmann::json any = nlohmann::json::object();
+      for (size_t i = 0; i < report.tolerances.size(); ++i) {
+        any[format_tolerance(report.tolerances[i])] = problem.any_allclose_pass(i);
+      }
+      p["trivial_passes_allclose"] = any;
+      p["trivial_passes_kforge"] = problem.any_kforge_pass();
+    }
+    problems.push_back(p);
+  }
+  const auto t = totals(report);
+  nlohmann::json allclose_totals = nlohmann::json::object();
+  for (size_t i = 0; i < report.tolerances.size(); ++i) {
+    allclose_totals[format_tolerance(report.tolerances[i])] = {{"problems", t.allclose_problems[i]},
+                                                               {"trivial_outputs", t.allclose_rows[i]}};
+  }
+  return {{"seeds", report.seeds},
+          {"precision", report.precision},
+          {"backend", report.backend},
+          {"tolerances", report.tolerances},
+          {"problems", problems},
+          {"totals",
+           {{"problems", t.problems},
+            {"errors", t.errors},
+            {"trivial_outputs", t.rows},
+            {"allclose", allclose_totals},
+            {"kforge", {{"problems", t.kforge_problems}, {"trivial_outputs", t.kforge_rows}}}}}};
+}
+
+}  // namespace kf::audit

@@ -1,0 +1,218 @@
+#include "evaluator/compile.h"
+
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <sstream>
+
+#include "core/files.h"
+#include "core/hash.h"
+#include "evaluator/process.h"
+
+namespace fs = std::filesystem;
+
+namespace kf::eval {
+
+namespace {
+
+constexpr size_t kOutputCap = 64 * 1024;
+
+std::string first_error_lines(const std::string& output) {
+  std::istringstream in(output);
+  std::string line, errors, head;
+  int n_err = 0, n_head = 0;
+  while (std::getline(in, line)) {
+    if (n_head < 10) {
+      head += line + "\n";
+      ++n_head;
+    }
+    if (n_err < 10 && line.find("error") != std::string::npos) {
+      errors += line + "\n";
+      ++n_err;
+    }
+  }
+  return errors.empty() ? head : errors;
+}
+
+Verdict failure_verdict(const std::string& source, const std::string& verdict, std::vector<Reason> reasons,
+                        const std::string& output, double compile_s) {
+  Verdict v;
+  v.problem = "";
+  v.verdict = verdict;
+  v.correct = false;
+  v.reasons = std::move(reasons);
+  v.compiler_output = output;
+  v.compile_s = compile_s;
+  v.checks = {{"candidate", source}};
+  return v;
+}
+
+}  // namespace
+
+std::string default_cache_dir() {
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/kforge";
+  if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.cache/kforge";
+  return "/tmp/kforge-cache-" + std::to_string(getuid());
+}
+
+Compiler::Compiler(CompilerConfig config) : config_(std::move(config)) {}
+
+std::vector<std::string> Compiler::flags() const {
+  if (config_.backend == Backend::cuda) {
+    std::string arch = config_.gpu_arch.empty() ? "sm_90a" : config_.gpu_arch;
+    std::string compute = "compute_" + arch.substr(arch.find('_') + 1);
+    return {"-O3", "-std=c++17", "-gencode=arch=" + compute + ",code=" + arch, "-shared", "-Xcompiler", "-fPIC",
+            "-cudart", "shared", "-I" + config_.header_dir};
+  }
+  return {"-O3", "-std=c++17", "-shared", "-fPIC", "-I" + config_.header_dir};
+}
+
+std::string Compiler::toolchain_version() {
+  std::lock_guard lock(mutex_);
+  if (!toolchain_.empty()) return toolchain_;
+  ChildSpec spec;
+  std::string compiler = config_.backend == Backend::cuda ? config_.cuda_home + "/bin/nvcc" : "g++";
+  spec.argv = {compiler, "--version"};
+  spec.env = environment_with({});
+  auto r = run_job(spec, 30, 4096);
+  toolchain_ = r.ok() ? compiler + "\n" + r->output : compiler + " (version unknown)";
+  return toolchain_;
+}
+
+Compiled Compiler::compile(const std::string& source_path) {
+  Compiled c;
+  c.source_path = source_path;
+  double t0 = now_s();
+  std::string ext = fs::path(source_path).extension().string();
+  bool is_cuda = ext == ".cu";
+  bool is_host = ext == ".cpp" || ext == ".cc" || ext == ".cxx";
+  if ((config_.backend == Backend::cuda && !is_cuda) || (config_.backend == Backend::host && !is_host)) {
+    c.failure = failure_verdict(source_path, "harness_error",
+                                {{"usage.candidate_kind", "candidate " + source_path + " does not fit the " +
+                                                              to_string(config_.backend) +
+                                                              " backend: cuda takes a .cu file, host a .cpp file"}},
+                                "", 0);
+    return c;
+  }
+  auto source = read_file(source_path);
+  if (!source.ok()) {
+    c.failure = failure_verdict(source_path, "harness_error",
+                                {{"usage.candidate_unreadable", "cannot read candidate " + source_path + ": " +
+                                                                    source.error().message}},
+                                "", 0);
+    return c;
+  }
+  auto header = read_file(config_.header_dir + "/kforge.h");
+  auto fl = flags();
+  std::string key_material = *source + '\0';
+  for (const auto& f : fl) key_material += f + ' ';
+  key_material += '\0' + toolchain_version() + '\0' + (header.ok() ? *header : std::string()) + '\0' +
+                  (config_.allow_vendor_libs ? "vendor-ok" : "vendor-no");
+  std::string key = sha256_hex(key_material);
+  fs::path dir = fs::path(config_.cache_dir) / key.substr(0, 2) / key;
+  fs::path lib = dir / "candidate.so";
+  fs::path result_file = dir / "result.json";
+
+  auto from_record = [&](const nlohmann::json& rec, bool hit) {
+    c.cache_hit = hit;
+    c.compiler_output = rec.value("output", "");
+    if (rec.value("status", "") == "ok") {
+      c.library_path = lib.string();
+    } else {
+      std::vector<Reason> reasons;
+      for (const auto& r : rec["reasons"]) reasons.push_back({r.at("code"), r.at("detail")});
+      c.failure = failure_verdict(source_path, rec.value("status", "compile_error"), reasons, c.compiler_output, 0);
+    }
+  };
+
+  if (auto rec_text = read_file(result_file.string()); rec_text.ok()) {
+    auto rec = nlohmann::json::parse(*rec_text, nullptr, false);
+    if (rec.is_object() && (rec.value("status", "") != "ok" || fs::exists(lib))) {
+      from_record(rec, true);
+      c.compile_s = now_s() - t0;
+      if (c.failure) c.failure->compile_s = c.compile_s;
+      return c;
+    }
+  }
+
+  // Private folder per job: the compiler sees the candidate and the toolchain, nothing of kforge's.
+  std::string tmpl = (fs::temp_directory_path() / "kforge-compile-XXXXXX").string();
+  if (!mkdtemp(tmpl.data())) {
+    c.failure = failure_verdict(source_path, "harness_error",
+                                {{"harness.compile_tmp", "cannot create a private compile folder under " +
+                                                             fs::temp_directory_path().string()}},
+                                "", 0);
+    return c;
+  }
+  fs::path work = tmpl;
+  std::error_code ec;
+  std::string src_name = is_cuda ? "candidate.cu" : "candidate.cpp";
+  (void)write_file_atomic((work / src_name).string(), *source);
+  ChildSpec spec;
+  spec.argv = {is_cuda ? config_.cuda_home + "/bin/nvcc" : "g++"};
+  for (const auto& f : fl) spec.argv.push_back(f);
+  spec.argv.insert(spec.argv.end(), {"-o", "candidate.so", src_name});
+  std::string path_env = (is_cuda ? config_.cuda_home + "/bin:" : std::string()) +
+                         (std::getenv("PATH") ? std::getenv("PATH") : "/usr/bin:/bin");
+  spec.env = environment_with({{"TMPDIR", work.string()}, {"PATH", path_env}});
+  spec.workdir = work.string();
+  spec.cpu_limit_s = config_.timeout_s * 4;
+  auto job = run_job(spec, config_.timeout_s, kOutputCap);
+  nlohmann::json rec;
+  if (!job.ok()) {
+    fs::remove_all(work, ec);
+    c.failure = failure_verdict(source_path, "harness_error", {{"harness.compile_launch", job.error().message}}, "",
+                                now_s() - t0);
+    return c;
+  }
+  std::string output = job->output + (job->truncated ? "\n[compiler output truncated]\n" : "");
+  rec["output"] = output;
+  if (job->status == JobResult::Status::timeout) {
+    rec["status"] = "compile_error";
+    rec["reasons"] = {{{"code", "compile_error.timeout"},
+                       {"detail", "the compiler ran past " + std::to_string(static_cast<int>(config_.timeout_s)) +
+                                      " s and was stopped"}}};
+  } else if (job->status != JobResult::Status::exited || job->exit_code != 0 ||
+             !fs::exists(work / "candidate.so")) {
+    rec["status"] = "compile_error";
+    rec["reasons"] = {{{"code", "compile_error"}, {"detail", first_error_lines(output)}}};
+  } else {
+    auto vendors = vendor_libraries_used((work / "candidate.so").string());
+    if (!vendors.ok()) {
+      rec["status"] = "compile_error";
+      rec["reasons"] = {{{"code", "compile_error.bad_library"}, {"detail", vendors.error().message}}};
+    } else if (!vendors->empty() && !config_.allow_vendor_libs) {
+      std::string names;
+      for (const auto& v : *vendors) names += (names.empty() ? "" : ", ") + v;
+      rec["status"] = "rejected";
+      rec["reasons"] = {{{"code", "rejected.vendor_library"},
+                         {"detail", "the candidate uses vendor libraries (" + names +
+                                        "), which this evaluation does not allow (--allow-vendor-libs)"}}};
+    } else {
+      rec["status"] = "ok";
+    }
+  }
+  fs::create_directories(dir, ec);
+  if (rec["status"] == "ok") {
+    fs::path tmp_lib = dir / ("candidate.so.tmp" + std::to_string(getpid()));
+    fs::copy_file(work / "candidate.so", tmp_lib, fs::copy_options::overwrite_existing, ec);
+    if (!ec) fs::rename(tmp_lib, lib, ec);
+    if (ec) {
+      fs::remove_all(work, ec);
+      c.failure = failure_verdict(source_path, "harness_error",
+                                  {{"harness.cache", "cannot write to the compile cache " + dir.string() +
+                                                         " (set --cache-dir to a writable folder)"}},
+                                  output, now_s() - t0);
+      return c;
+    }
+  }
+  (void)write_file_atomic(result_file.string(), rec.dump());
+  fs::remove_all(work, ec);
+  from_record(rec, false);
+  c.compile_s = now_s() - t0;
+  if (c.failure) c.failure->compile_s = c.compile_s;
+  return c;
+}
+
+}  // namespace kf::eval

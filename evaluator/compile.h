@@ -1,0 +1,42 @@
+#pragma once
+// Candidate compilation: nvcc for .cu (cuda backend), g++ for .cpp (host backend), in a private
+// temporary folder with time limits, output capped with the first errors intact, results cached by
+// sha256(source, flags, toolchain, kforge.h).
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "evaluator/evaluator.h"
+
+namespace kf::eval {
+
+struct CompilerConfig {
+  Backend backend = Backend::host;
+  std::string cuda_home;   // toolkit root
+  std::string gpu_arch;    // "sm_90a"; required for cuda
+  std::string cache_dir;
+  std::string header_dir;  // folder holding kforge.h
+  double timeout_s = 300;
+  bool allow_vendor_libs = false;
+};
+
+class Compiler {
+ public:
+  explicit Compiler(CompilerConfig config);
+  Compiled compile(const std::string& source_path);  // thread-safe
+  std::vector<std::string> flags() const;
+
+ private:
+  std::string toolchain_version();
+  CompilerConfig config_;
+  std::mutex mutex_;
+  std::string toolchain_;
+};
+
+// Vendor libraries a library links (DT_NEEDED) or whose symbols it leaves undefined, read from its ELF
+// dynamic section. Empty when none. Err when the file is not a readable ELF64 shared object.
+Result<std::vector<std::string>> vendor_libraries_used(const std::string& library_path);
+
+std::string default_cache_dir();
+
+}  // namespace kf::eval

@@ -1,0 +1,702 @@
+"""kforge oracle: the trusted, long-lived torch process of one evaluator (one per GPU).
+
+Speaks JSON lines with the C++ supervisor: one request per line on stdin, one response per line on the
+private protocol descriptor (the original stdout; fd 1 is redirected to stderr so that a problem file
+printing something cannot corrupt the protocol). See docs/evaluator.md ("Oracle protocol").
+
+It loads KernelBench-format problems, makes inputs per seed and distribution, computes reference outputs,
+writes inputs into transport buffers, poisons output buffers, compares the candidate's outputs with the
+reference (statistics only: the decision is the C++ judge's) and times the eager baseline. Reference
+outputs live only in this process's own memory; exported buffers are dedicated allocations.
+"""
+import ctypes
+import importlib.util
+import inspect
+import json
+import math
+import os
+import sys
+import time
+import traceback
+
+_proto = os.fdopen(os.dup(1), "w", buffering=1)
+os.dup2(2, 1)
+sys.stdout = sys.stderr
+
+import torch  # noqa: E402
+
+DTYPES = {
+    torch.float32: ("float32", 0), torch.float16: ("float16", 1), torch.bfloat16: ("bfloat16", 2),
+    torch.float64: ("float64", 3), torch.int64: ("int64", 4), torch.int32: ("int32", 5),
+    torch.bool: ("bool", 6), torch.int8: ("int8", 7), torch.uint8: ("uint8", 8),
+}
+PRECISIONS = {"fp32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16}
+# Poison: every byte 0xFF. A NaN for every float dtype, -1 for signed integers, 255 for uint8, and an
+# invalid byte for bool, so any element the candidate leaves alone is found by a bitwise comparison.
+BITS_VIEW = {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}
+POISON_BITS = {1: 255, 2: -1, 4: -1, 8: -1}
+CHUNK = 1 << 25
+VARIANTS = ["own", "signed_outliers", "scaled_large", "scaled_small", "outliers"]
+
+
+class ProblemError(Exception):
+    """The problem file is at fault (bad input), not the harness."""
+
+
+def send(obj):
+    _proto.write(json.dumps(obj, allow_nan=False, default=_json_default) + "\n")
+    _proto.flush()
+
+
+def _json_default(o):
+    if isinstance(o, float):
+        return None
+    raise TypeError(type(o))
+
+
+def finite_or_none(x):
+    x = float(x)
+    return x if math.isfinite(x) else (1e308 if x > 0 else (-1e308 if x < 0 else None))
+
+
+# ----------------------------------------------------------------------------------------------- cudart
+class CudaRuntime:
+    """Dedicated allocations through libcudart (never torch's caching allocator) and IPC export."""
+
+    def __init__(self):
+        torch.cuda.init()
+        torch.zeros(1, device="cuda")
+        self.lib = None
+        names = ["libcudart.so.13", "libcudart.so.12", "libcudart.so"]
+        for cand in list(names):
+            # torch wheels ship their own runtime; prefer the copy torch already loaded.
+            for d in self._torch_lib_dirs():
+                names.append(os.path.join(d, cand))
+        err = None
+        for n in names:
+            try:
+                self.lib = ctypes.CDLL(n)
+                break
+            except OSError as e:
+                err = e
+        if self.lib is None:
+            raise RuntimeError(f"cannot load libcudart for CUDA IPC: {err}")
+        self.lib.cudaMalloc.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.c_size_t]
+        self.lib.cudaFree.argtypes = [ctypes.c_void_p]
+        self.lib.cudaIpcGetMemHandle.argtypes = [ctypes.c_char_p, ctypes.c_void_p]
+        self.lib.cudaSetDevice.argtypes = [ctypes.c_int]
+        self.lib.cudaSetDevice(torch.cuda.current_device())
+
+    @staticmethod
+    def _torch_lib_dirs():
+        dirs = []
+        try:
+            import nvidia  # noqa: F401
+            base = os.path.dirname(nvidia.__path__[0] if hasattr(nvidia, "__path__") else nvidia.__file__)
+            for sub in ("nvidia/cu13/lib", "nvidia/cuda_runtime/lib"):
+                dirs.append(os.path.join(base, sub))
+        except Exception:
+            pass
+        dirs.append(os.path.join(os.path.dirname(torch.__file__), "lib"))
+        return dirs
+
+    def malloc(self, nbytes):
+        ptr = ctypes.c_void_p()
+        rc = self.lib.cudaMalloc(ctypes.byref(ptr), max(int(nbytes), 1))
+        if rc != 0:
+            raise RuntimeError(f"cudaMalloc({nbytes}) failed with error {rc}")
+        return ptr.value
+
+    def free(self, ptr):
+        self.lib.cudaFree(ctypes.c_void_p(ptr))
+
+    def ipc_handle(self, ptr):
+        buf = ctypes.create_string_buffer(64)
+        rc = self.lib.cudaIpcGetMemHandle(buf, ctypes.c_void_p(ptr))
+        if rc != 0:
+            raise RuntimeError(f"cudaIpcGetMemHandle failed with error {rc}")
+        return buf.raw.hex()
+
+
+class _CudaBytes:
+    def __init__(self, ptr, nbytes):
+        self.__cuda_array_interface__ = {"shape": (int(nbytes),), "typestr": "|u1", "data": (ptr, False),
+                                         "version": 2, "strides": None}
+
+
+# ---------------------------------------------------------------------------------------------- helpers
+def dtype_name(dt):
+    if dt not in DTYPES:
+        raise ProblemError(f"dtype {dt} is not supported by the kforge ABI")
+    return DTYPES[dt][0]
+
+
+def spec(name, t):
+    return {"name": name, "dtype": dtype_name(t.dtype), "shape": list(t.shape)}
+
+
+def seed_all(seed):
+    torch.manual_seed(seed)
+    if torch.cuda.is_available():
+        torch.cuda.manual_seed(seed)
+
+
+def as_list(x):
+    if isinstance(x, (list, tuple)):
+        return list(x)
+    return [x]
+
+
+class Problem:
+    def __init__(self, path, precision, device):
+        self.path, self.precision, self.device = path, precision, device
+        if precision not in PRECISIONS:
+            raise ProblemError(f"unknown precision '{precision}' (use fp32, fp16 or bf16)")
+        self.fdtype = PRECISIONS[precision]
+        if not os.path.isfile(path):
+            raise ProblemError(f"problem file {path} does not exist")
+        try:
+            spec_ = importlib.util.spec_from_file_location(f"kforge_problem_{abs(hash(path))}", path)
+            self.module = importlib.util.module_from_spec(spec_)
+            spec_.loader.exec_module(self.module)
+        except Exception as e:
+            raise ProblemError(f"problem file {path} failed to import: {type(e).__name__}: {e}")
+        for attr in ("Model", "get_inputs", "get_init_inputs"):
+            if not hasattr(self.module, attr):
+                raise ProblemError(f"problem file {path} defines no '{attr}' (KernelBench format expected)")
+        self.seed = 42
+        try:
+            seed_all(self.seed)
+            init = as_list(self.module.get_init_inputs())
+            seed_all(self.seed)
+            # The model is built on the CPU from the CPU generator, exactly as KernelBench does, then moved.
+            model = self.module.Model(*init)
+            model = model.to(device)
+            model = model.to(self.fdtype)  # casts floating parameters and buffers only
+        except Exception as e:
+            raise ProblemError(f"problem file {path}: building Model failed: {type(e).__name__}: {e}")
+        self.model = model
+        self.state_names = list(model.state_dict().keys())
+        self.initial_state = {k: v.detach().clone() for k, v in model.state_dict().items()}
+        try:
+            self.arg_names = [p for p in inspect.signature(model.forward).parameters]
+        except (TypeError, ValueError):
+            self.arg_names = []
+        self.input_generator = "cuda" if device == "cuda" else "cpu"
+        args, ref = self.make_inputs(self.seed, "own")
+        self.num_args = len(args)
+        names = [self.arg_names[i] if i < len(self.arg_names) else f"arg{i}" for i in range(len(args))]
+        self.input_specs = [spec(n, a) for n, a in zip(names, self.arg_tensors(args))]
+        self.input_specs += [spec(k, v) for k, v in model.state_dict().items()]
+        self.output_specs = [spec(f"output{i}", o) for i, o in enumerate(ref)]
+        self.base_nonfinite = sum(int((~torch.isfinite(o)).sum()) if o.is_floating_point() else 0 for o in ref)
+        self.baseline = None
+
+    def gen_args(self, seed):
+        seed_all(seed)
+        try:
+            if self.device == "cuda" and hasattr(torch, "set_default_device"):
+                torch.set_default_device("cuda")
+                try:
+                    args = as_list(self.module.get_inputs())
+                finally:
+                    torch.set_default_device("cpu")
+            else:
+                args = as_list(self.module.get_inputs())
+        except Exception as e:
+            raise ProblemError(f"problem file {self.path}: get_inputs() raised {type(e).__name__}: {e}")
+        out = []
+        for i, a in enumerate(args):
+            if isinstance(a, torch.Tensor):
+                a = a.to(self.device)
+                if a.is_floating_point():
+                    a = a.to(self.fdtype)
+                out.append(a.contiguous())
+            elif isinstance(a, (bool, int, float)):
+                out.append(a)  # passed to the candidate as a 0-d tensor (see arg_tensors)
+            else:
+                raise ProblemError(f"problem file {self.path}: forward argument {i} is a {type(a).__name__}; "
+                                   "kforge supports tensors and int/float/bool scalars only")
+        return out
+
+    def arg_tensors(self, args):
+        res = []
+        for a in args:
+            if isinstance(a, torch.Tensor):
+                res.append(a)
+            elif isinstance(a, bool):
+                res.append(torch.tensor(a, dtype=torch.bool, device=self.device))
+            elif isinstance(a, int):
+                res.append(torch.tensor(a, dtype=torch.int64, device=self.device))
+            else:
+                res.append(torch.tensor(a, dtype=self.fdtype, device=self.device))
+        return res
+
+    def apply_variant(self, args, variant, seed):
+        if variant == "own":
+            return args
+        large = 8.0 if self.fdtype == torch.float16 else 1e3
+        g = torch.Generator(device=self.device)
+        g.manual_seed(seed + 7919)
+        out = []
+        for a in args:
+            if not (isinstance(a, torch.Tensor) and a.is_floating_point()):
+                out.append(a)
+                continue
+            if variant in ("signed_outliers", "outliers"):
+                if variant == "signed_outliers":
+                    a = -a
+                if a.numel() > 0:
+                    mask = torch.rand(a.shape, generator=g, device=self.device) < 1e-3
+                    a = torch.where(mask, a * 100, a)
+            elif variant == "scaled_large":
+                a = a * large
+            elif variant == "scaled_small":
+                a = a * 1e-2
+            out.append(a.contiguous())
+        return out
+
+    def reference(self, args):
+        self.model.load_state_dict(self.initial_state)
+        try:
+            with torch.no_grad():
+                ref = self.model(*args)
+        except Exception as e:
+            raise ProblemError(f"problem file {self.path}: the reference forward() raised "
+                               f"{type(e).__name__}: {e}")
+        outs = []
+        for i, o in enumerate(as_list(ref)):
+            if isinstance(o, (bool, int, float)):
+                o = self.arg_tensors([o])[0]
+            if not isinstance(o, torch.Tensor):
+                raise ProblemError(f"problem file {self.path}: forward() output {i} is a {type(o).__name__}, "
+                                   "not a tensor")
+            outs.append(o.detach().contiguous())
+        self.model.load_state_dict(self.initial_state)
+        return outs
+
+    def make_inputs(self, seed, variant):
+        args = self.apply_variant(self.gen_args(seed), variant, seed)
+        return args, self.reference(args)
+
+    def all_inputs(self, args):
+        return self.arg_tensors(args) + [v for v in self.initial_state.values()]
+
+
+# ------------------------------------------------------------------------------------------- statistics
+def bits_view(t):
+    return t.reshape(-1).view(BITS_VIEW[t.element_size()])
+
+
+def ref_profile(ref):
+    if not ref.is_floating_point():
+        return {"rms": 0.0}
+    r = ref.reshape(-1)
+    s = torch.zeros((), dtype=torch.float64, device=ref.device)
+    for i in range(0, r.numel(), CHUNK):
+        c = r[i:i + CHUNK].double()
+        s += torch.where(torch.isfinite(c), c * c, torch.zeros_like(c)).sum()
+    n = max(r.numel(), 1)
+    return {"rms": math.sqrt(float(s) / n)}
+
+
+def stats(get_chunk, ref, prof, rtol, atol_scale, poison=False, max_first=5):
+    """Statistics of a candidate (given chunk by chunk) against ref. Accumulated on ref's device."""
+    dev = ref.device
+    r_all = ref.reshape(-1)
+    n = r_all.numel()
+    floating = ref.is_floating_point()
+    z = lambda: torch.zeros((), dtype=torch.float64, device=dev)  # noqa: E731
+    zi = lambda: torch.zeros((), dtype=torch.int64, device=dev)  # noqa: E731
+    diff2, ref2, maxabs = z(), z(), z()
+    viol, parity, unwritten, mism = zi(), zi(), zi(), zi()
+    first_v, first_u = [], []
+    thr_abs = atol_scale * prof["rms"]
+    pbits = POISON_BITS[ref.element_size()]
+    for s in range(0, n, CHUNK):
+        e = min(n, s + CHUNK)
+        o = get_chunk(s, e)
+        r = r_all[s:e]
+        if poison:
+            ob = o.view(BITS_VIEW[o.element_size()])
+            rb = r.view(BITS_VIEW[r.element_size()])
+            u = (ob == pbits) & (rb != pbits)
+            cu = u.sum()
+            unwritten += cu
+            if len(first_u) < max_first and int(cu) > 0:
+                first_u += [int(x) + s for x in torch.nonzero(u).reshape(-1)[:max_first - len(first_u)]]
+        if floating:
+            od, rd = o.double(), r.double()
+            rfin, ofin = torch.isfinite(rd), torch.isfinite(od)
+            mismatch = (torch.isnan(od) != torch.isnan(rd)) | (torch.isposinf(od) != torch.isposinf(rd)) | \
+                       (torch.isneginf(od) != torch.isneginf(rd))
+            parity += mismatch.sum()
+            both = rfin & ofin
+            d = torch.where(both, od - rd, torch.zeros_like(od))
+            diff2 += (d * d).sum()
+            ref2 += torch.where(rfin, rd * rd, torch.zeros_like(rd)).sum()
+            if d.numel():
+                maxabs = torch.maximum(maxabs, d.abs().max())
+            bad = both & (d.abs() > thr_abs + rtol * rd.abs())
+            cb = bad.sum()
+            viol += cb
+            if len(first_v) < max_first and int(cb) > 0:
+                first_v += [int(x) + s for x in torch.nonzero(bad).reshape(-1)[:max_first - len(first_v)]]
+        else:
+            ne = o != r
+            mism += ne.sum()
+            if len(first_v) < max_first and int(ne.sum()) > 0:
+                first_v += [int(x) + s for x in torch.nonzero(ne).reshape(-1)[:max_first - len(first_v)]]
+    d2, r2 = float(diff2), float(ref2)
+    if r2 > 0:
+        rel = math.sqrt(d2 / r2)
+    else:
+        rel = 0.0 if d2 == 0 else 1e308
+    return {"numel": n, "floating": floating, "rel_l2": finite_or_none(rel), "max_abs": finite_or_none(maxabs),
+            "ref_rms": prof["rms"], "violations": int(viol), "first_violations": first_v,
+            "nan_inf_mismatch": int(parity), "unwritten": int(unwritten), "first_unwritten": first_u,
+            "mismatched_exact": int(mism)}
+
+
+def distance(get_a, get_b, ref_rms_total, n):
+    """||a-b||_2 / ||ref||_2 over positions where both are finite (chunked)."""
+    acc = 0.0
+    for s in range(0, n, CHUNK):
+        e = min(n, s + CHUNK)
+        a, b = get_a(s, e).double(), get_b(s, e).double()
+        fin = torch.isfinite(a) & torch.isfinite(b)
+        d = torch.where(fin, a - b, torch.zeros_like(a))
+        acc += float((d * d).sum())
+        # Non-finite where the other is finite counts as far away.
+        if bool((torch.isfinite(a) != torch.isfinite(b)).any()):
+            return 1e308
+    return math.sqrt(acc) / ref_rms_total if ref_rms_total > 0 else (0.0 if acc == 0 else 1e308)
+
+
+# -------------------------------------------------------------------------------------------- the oracle
+class Oracle:
+    def __init__(self):
+        self.problem = None
+        self.cuda = None
+        self.buffers = None  # list of dicts with tensor views
+        self.trial = None
+        self.bandwidth = None
+        torch.backends.cuda.matmul.allow_tf32 = False
+        torch.backends.cudnn.allow_tf32 = False
+
+    def device(self, backend):
+        if backend == "cuda":
+            if not torch.cuda.is_available():
+                raise RuntimeError("the cuda backend needs a GPU, but torch sees none "
+                                   "(use --backend host on machines without a GPU)")
+            return "cuda"
+        return "cpu"
+
+    # ---- ops
+    def op_hello(self, req):
+        info = {"torch": torch.__version__, "python": sys.version.split()[0],
+                "cuda": torch.version.cuda or "", "gpu_name": "", "gpu_arch": "", "l2_bytes": 0}
+        if req.get("backend") == "cuda" and torch.cuda.is_available():
+            p = torch.cuda.get_device_properties(torch.cuda.current_device())
+            info["gpu_name"] = p.name
+            info["gpu_arch"] = f"sm_{p.major}{p.minor}"
+            info["l2_bytes"] = int(getattr(p, "L2_cache_size", 0))
+            info["multiprocessors"] = p.multi_processor_count
+        return info
+
+    def op_load(self, req):
+        dev = self.device(req["backend"])
+        p = self.problem
+        if p is None or p.path != req["path"] or p.precision != req["precision"] or p.device != dev:
+            self.release()
+            self.problem = None
+            self.problem = Problem(req["path"], req["precision"], dev)
+        p = self.problem
+        return {"inputs": p.input_specs, "outputs": p.output_specs, "input_generator": p.input_generator,
+                "num_forward_args": p.num_args}
+
+    def op_setup(self, req):
+        """Allocates the exported buffers: inputs and outputs only, one dedicated allocation each."""
+        p = self.need_problem()
+        self.release()
+        job = req["dir"]
+        bufs = []
+        specs = [("input", i, s) for i, s in enumerate(p.input_specs)] + \
+                [("output", i, s) for i, s in enumerate(p.output_specs)]
+        dt_of = {v[0]: k for k, v in DTYPES.items()}
+        for role, i, s in specs:
+            dt = dt_of[s["dtype"]]
+            numel = 1
+            for d in s["shape"]:
+                numel *= d
+            nbytes = numel * torch.empty((), dtype=dt).element_size()
+            b = {"role": role, "index": i, "name": s["name"], "dtype": s["dtype"], "code": DTYPES[dt][1],
+                 "shape": s["shape"], "nbytes": nbytes}
+            if p.device == "cuda":
+                if self.cuda is None:
+                    self.cuda = CudaRuntime()
+                ptr = self.cuda.malloc(nbytes)
+                b["_ptr"] = ptr
+                b["ipc_handle"] = self.cuda.ipc_handle(ptr)
+                raw = torch.as_tensor(_CudaBytes(ptr, max(nbytes, 1)), device="cuda")[:nbytes]
+            else:
+                path = os.path.join(job, f"{role}{i}.bin")
+                with open(path, "wb") as f:
+                    f.truncate(max(nbytes, 1))
+                b["file"] = path
+                raw = torch.from_file(path, shared=True, size=max(nbytes, 1), dtype=torch.uint8)[:nbytes]
+            b["_t"] = raw.view(dt).reshape(s["shape"]) if nbytes else torch.empty(s["shape"], dtype=dt,
+                                                                                   device=p.device)
+            bufs.append(b)
+        self.buffers = bufs
+        return {"buffers": [{k: v for k, v in b.items() if not k.startswith("_")} for b in bufs]}
+
+    def release(self):
+        if self.buffers:
+            for b in self.buffers:
+                b.pop("_t", None)
+                if "_ptr" in b and self.cuda is not None:
+                    torch.cuda.synchronize()
+                    self.cuda.free(b["_ptr"])
+        self.buffers = None
+        self.trial = None
+
+    def op_release(self, req):
+        self.release()
+        return {}
+
+    def need_problem(self):
+        if self.problem is None:
+            raise RuntimeError("no problem loaded")
+        return self.problem
+
+    def out_bufs(self):
+        return [b for b in self.buffers if b["role"] == "output"]
+
+    def in_bufs(self):
+        return [b for b in self.buffers if b["role"] == "input"]
+
+    def op_prepare(self, req):
+        """New inputs for one trial (seed + distribution variant) into the buffers; reference kept here."""
+        p = self.need_problem()
+        if self.buffers is None:
+            raise RuntimeError("prepare before setup")
+        seed, variant = int(req["seed"]), req["variant"]
+        used = variant
+        args, ref = p.make_inputs(seed, variant)
+        if variant != "own" and p.base_nonfinite == 0 and any(
+                o.is_floating_point() and not bool(torch.isfinite(o).all()) for o in ref):
+            used = "own"  # this distribution makes the reference non-finite: not a fair test
+            args, ref = p.make_inputs(seed, "own")
+        inputs = p.all_inputs(args)
+        with torch.no_grad():
+            for b, t in zip(self.in_bufs(), inputs):
+                b["_t"].copy_(t)
+        self.trial = {"seed": seed, "variant": used, "inputs": inputs, "ref": ref,
+                      "prof": [ref_profile(r) for r in ref]}
+        self.poison()
+        return {"variant": used, "seed": seed, "ref_rms": [pr["rms"] for pr in self.trial["prof"]]}
+
+    def poison(self):
+        with torch.no_grad():
+            for b in self.out_bufs():
+                if b["nbytes"]:
+                    b["_t"].reshape(-1).view(torch.uint8).fill_(255)
+        if self.problem.device == "cuda":
+            torch.cuda.synchronize()
+
+    def op_poison(self, req):
+        self.poison()
+        return {}
+
+    def trivials(self, j):
+        """(name, chunk getter) for each trivial output of output j on the current trial."""
+        ref = self.trial["ref"][j]
+        r = ref.reshape(-1)
+        n = r.numel()
+        res = [("zeros", lambda s, e: torch.zeros(e - s, dtype=ref.dtype, device=ref.device))]
+        if ref.is_floating_point():
+            fin = r[torch.isfinite(r)] if n else r
+            mean = float(fin.double().mean()) if fin.numel() else 0.0
+            res.append(("constant", lambda s, e, m=mean: torch.full((e - s,), m, dtype=ref.dtype, device=ref.device)))
+            k = max(1, math.ceil(0.003 * n))
+            res.append(("partial_0.3pct", lambda s, e, k=k: torch.where(
+                torch.arange(s, e, device=ref.device) < k, r[s:e], torch.zeros((), dtype=ref.dtype, device=ref.device))))
+        count = 0
+        for spec_, t in zip(self.problem.input_specs, self.trial["inputs"]):
+            if list(t.shape) == list(ref.shape) and t.dtype == ref.dtype and count < 2:
+                flat = t.reshape(-1)
+                res.append((f"passthrough:{spec_['name']}", lambda s, e, f=flat: f[s:e]))
+                count += 1
+        return res
+
+    def op_compare(self, req):
+        """Candidate outputs vs reference, inputs vs their pristine copies, distance to trivial outputs."""
+        p = self.need_problem()
+        tols = req["tolerances"]  # dtype -> {rtol, atol_scale}
+        outs = []
+        for j, b in enumerate(self.out_bufs()):
+            ref, prof = self.trial["ref"][j], self.trial["prof"][j]
+            tol = tols.get(b["dtype"], {"rtol": 0.0, "atol_scale": 0.0})
+            flat = b["_t"].reshape(-1)
+            st = stats(lambda s, e: flat[s:e], ref, prof, tol["rtol"], tol["atol_scale"], poison=True)
+            triv = []
+            norm = prof["rms"] * math.sqrt(max(ref.numel(), 1))
+            for name, get in self.trivials(j):
+                tst = stats(get, ref, prof, tol["rtol"], tol["atol_scale"])
+                dist = distance(lambda s, e: flat[s:e], get, norm, ref.numel()) if ref.is_floating_point() \
+                    else float(sum(int((flat[s:e] != get(s, e)).sum()) for s in range(0, ref.numel(), CHUNK)
+                                   for e in [min(ref.numel(), s + CHUNK)]))
+                triv.append({"name": name, "stats": tst, "distance": finite_or_none(dist)})
+            outs.append({"name": b["name"], "dtype": b["dtype"], "stats": st, "trivial": triv})
+        modified = []
+        for b, t in zip(self.in_bufs(), self.trial["inputs"]):
+            if b["nbytes"] == 0:
+                continue
+            cur = b["_t"]
+            same = bits_view(cur.contiguous()) == bits_view(t.contiguous())
+            changed = int((~same).sum())
+            if changed:
+                first = int(torch.nonzero(~same).reshape(-1)[0])
+                modified.append({"name": b["name"], "changed": changed, "numel": cur.numel(), "first": first})
+        return {"outputs": outs, "inputs_modified": modified, "variant": self.trial["variant"],
+                "seed": self.trial["seed"]}
+
+    def op_trivial(self, req):
+        """For the audit: trivial outputs' statistics and torch.allclose at given tolerances."""
+        p = self.need_problem()
+        seed = int(req.get("seed", p.seed))
+        variant = req.get("variant", "own")
+        args, ref = p.make_inputs(seed, variant)
+        self.trial = {"seed": seed, "variant": variant, "inputs": p.all_inputs(args), "ref": ref,
+                      "prof": [ref_profile(r) for r in ref]}
+        tols = req["tolerances"]
+        res = []
+        for j, r in enumerate(ref):
+            dname = dtype_name(r.dtype)
+            tol = tols.get(dname, {"rtol": 0.0, "atol_scale": 0.0})
+            for name, get in self.trivials(j):
+                st = stats(get, r, self.trial["prof"][j], tol["rtol"], tol["atol_scale"])
+                full = get(0, r.numel()).reshape(r.shape)
+                ac = []
+                for t in req.get("allclose", []):
+                    try:
+                        ok = bool(torch.allclose(full, r, atol=float(t), rtol=float(t)))
+                    except RuntimeError:
+                        ok = bool(torch.equal(full, r))
+                    ac.append([float(t), ok])
+                res.append({"output": f"output{j}", "dtype": dname, "trivial": name, "stats": st, "allclose": ac})
+        return {"trivial": res}
+
+    def l2_flush_buffer(self, p):
+        if p.device != "cuda":
+            return None
+        l2 = int(getattr(torch.cuda.get_device_properties(torch.cuda.current_device()), "L2_cache_size", 0))
+        return torch.empty(max(2 * l2, 64 << 20), dtype=torch.uint8, device="cuda")
+
+    def op_time_baseline(self, req):
+        """Eager baseline, same method as the runner: warm-up, L2 flush, per-call events, median."""
+        p = self.need_problem()
+        key = (req["warmup"], req["min_calls"], req["max_calls"], req["budget_ms"])
+        if p.baseline is not None and p.baseline[0] == key:
+            return p.baseline[1]
+        args, _ = p.make_inputs(p.seed, "own")
+        model = p.model
+        flush = self.l2_flush_buffer(p)
+        times = []
+        with torch.no_grad():
+            if p.device == "cuda":
+                stream = torch.cuda.Stream()
+                torch.cuda.synchronize()
+                with torch.cuda.stream(stream):
+                    for _ in range(int(req["warmup"])):
+                        flush.zero_()
+                        model(*args)
+                    stream.synchronize()
+                    total = 0.0
+                    while len(times) < int(req["max_calls"]):
+                        flush.zero_()
+                        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+                        a.record(stream)
+                        model(*args)
+                        b.record(stream)
+                        b.synchronize()
+                        ms = a.elapsed_time(b)
+                        times.append(ms)
+                        total += ms
+                        if len(times) >= int(req["min_calls"]) and total >= float(req["budget_ms"]):
+                            break
+            else:
+                for _ in range(int(req["warmup"])):
+                    model(*args)
+                total = 0.0
+                while len(times) < int(req["max_calls"]):
+                    t0 = time.perf_counter()
+                    model(*args)
+                    ms = (time.perf_counter() - t0) * 1e3
+                    times.append(ms)
+                    total += ms
+                    if len(times) >= int(req["min_calls"]) and total >= float(req["budget_ms"]):
+                        break
+        p.model.load_state_dict(p.initial_state)
+        res = summarize(times)
+        p.baseline = (key, res)
+        return res
+
+    def op_bandwidth(self, req):
+        """Device copy bandwidth (bytes read + written per second), measured once per session."""
+        if self.bandwidth is None:
+            if not torch.cuda.is_available():
+                return {"gbps": None}
+            n = 1 << 30
+            a = torch.empty(n, dtype=torch.uint8, device="cuda")
+            b = torch.empty(n, dtype=torch.uint8, device="cuda")
+            a.fill_(1)
+            for _ in range(2):
+                b.copy_(a)
+            torch.cuda.synchronize()
+            best = float("inf")
+            for _ in range(5):
+                s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+                s.record()
+                b.copy_(a)
+                e.record()
+                e.synchronize()
+                best = min(best, s.elapsed_time(e))
+            self.bandwidth = 2 * n / (best * 1e-3) / 1e9
+            del a, b
+        return {"gbps": self.bandwidth}
+
+
+def summarize(times):
+    s = sorted(times)
+    n = len(s)
+    med = s[n // 2] if n % 2 else 0.5 * (s[n // 2 - 1] + s[n // 2])
+    return {"median_ms": med, "min_ms": s[0], "max_ms": s[-1], "p10_ms": s[int(0.1 * (n - 1))],
+            "p90_ms": s[int(0.9 * (n - 1))], "calls": n}
+
+
+def main():
+    oracle = Oracle()
+    for line in sys.stdin:
+        line = line.strip()
+        if not line:
+            continue
+        try:
+            req = json.loads(line)
+            fn = getattr(oracle, "op_" + req.get("op", ""), None)
+            if fn is None:
+                send({"ok": False, "kind": "harness", "error": f"unknown op {req.get('op')}"})
+                continue
+            res = fn(req)
+            res["ok"] = True
+            send(res)
+        except ProblemError as e:
+            send({"ok": False, "kind": "problem", "error": str(e)})
+        except Exception as e:  # harness failure: report with the traceback tail
+            tb = traceback.format_exc()
+            send({"ok": False, "kind": "harness", "error": f"{type(e).__name__}: {e}", "traceback": tb[-4000:]})
+
+
+if __name__ == "__main__":
+    main()

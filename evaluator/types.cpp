@@ -1,0 +1,107 @@
+// Value types of the evaluator API: serialisation and the signature's C rendering.
+#include <filesystem>
+#include <sstream>
+
+#include "core/data_dir.h"
+#include "evaluator/evaluator.h"
+
+namespace kf::eval {
+
+std::string to_string(Backend backend) { return backend == Backend::cuda ? "cuda" : "host"; }
+
+Result<Backend> parse_backend(const std::string& text) {
+  if (text == "cuda") return Backend::cuda;
+  if (text == "host") return Backend::host;
+  return make_error("eval.backend", "unknown backend '" + text + "': use cuda or host");
+}
+
+nlohmann::json Verdict::to_json() const {
+  nlohmann::json j;
+  j["problem"] = problem;
+  j["backend"] = backend;
+  j["verdict"] = verdict;
+  j["correct"] = correct;
+  j["reasons"] = nlohmann::json::array();
+  for (const auto& r : reasons) j["reasons"].push_back({{"code", r.code}, {"detail", r.detail}});
+  j["checks"] = checks;
+  j["time_ms"] = time_ms ? nlohmann::json(*time_ms) : nlohmann::json(nullptr);
+  j["ref_time_ms"] = ref_time_ms ? nlohmann::json(*ref_time_ms) : nlohmann::json(nullptr);
+  j["speedup"] = speedup ? nlohmann::json(*speedup) : nlohmann::json(nullptr);
+  j["flags"] = flags;
+  j["compile_s"] = compile_s;
+  j["eval_s"] = eval_s;
+  j["compiler_output"] = compiler_output;
+  return j;
+}
+
+int Verdict::exit_code() const {
+  if (verdict == "correct") return 0;
+  for (const auto& r : reasons)
+    if (r.code.rfind("problem.", 0) == 0 || r.code.rfind("usage.", 0) == 0) return 2;
+  if (verdict == "harness_error") return 3;
+  return 1;
+}
+
+namespace {
+const char* abi_name(const std::string& dtype) {
+  if (dtype == "float32") return "KF_FLOAT32";
+  if (dtype == "float16") return "KF_FLOAT16";
+  if (dtype == "bfloat16") return "KF_BFLOAT16";
+  if (dtype == "float64") return "KF_FLOAT64";
+  if (dtype == "int64") return "KF_INT64";
+  if (dtype == "int32") return "KF_INT32";
+  if (dtype == "bool") return "KF_BOOL";
+  if (dtype == "int8") return "KF_INT8";
+  if (dtype == "uint8") return "KF_UINT8";
+  return "?";
+}
+
+std::string shape_text(const std::vector<int64_t>& shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+nlohmann::json specs_json(const std::vector<TensorSpec>& v) {
+  auto a = nlohmann::json::array();
+  for (const auto& t : v) a.push_back({{"name", t.name}, {"dtype", t.dtype}, {"shape", t.shape}});
+  return a;
+}
+}  // namespace
+
+std::string Signature::to_c_declaration() const {
+  std::ostringstream o;
+  std::string name = std::filesystem::path(problem).stem().string();
+  o << "/* kforge signature of " << name << " (precision " << precision << ")\n";
+  o << " * inputs (forward() arguments, then state_dict() entries):\n";
+  for (size_t i = 0; i < inputs.size(); ++i)
+    o << " *   inputs[" << i << "]  " << inputs[i].name << ": " << abi_name(inputs[i].dtype) << " "
+      << shape_text(inputs[i].shape) << "\n";
+  o << " * outputs (forward() results, preallocated, contents undefined on entry):\n";
+  for (size_t i = 0; i < outputs.size(); ++i)
+    o << " *   outputs[" << i << "] " << outputs[i].name << ": " << abi_name(outputs[i].dtype) << " "
+      << shape_text(outputs[i].shape) << "\n";
+  o << " * All tensors contiguous, row-major. */\n";
+  o << "int kf_forward(const kf_tensor* inputs, int32_t num_inputs,   /* num_inputs == " << inputs.size()
+    << " */\n";
+  o << "               kf_tensor* outputs, int32_t num_outputs,       /* num_outputs == " << outputs.size()
+    << " */\n";
+  o << "               void* stream);\n";
+  return o.str();
+}
+
+nlohmann::json Signature::to_json() const {
+  return {{"problem", problem}, {"precision", precision}, {"inputs", specs_json(inputs)},
+          {"outputs", specs_json(outputs)}};
+}
+
+nlohmann::json EnvironmentInfo::to_json() const {
+  nlohmann::json j{{"backend", backend},   {"gpu_name", gpu_name},         {"gpu_arch", gpu_arch},
+                   {"torch", torch_version}, {"cuda", cuda_version}, {"python", python}};
+  j["copy_bandwidth_gbps"] = copy_bandwidth_gbps ? nlohmann::json(*copy_bandwidth_gbps) : nlohmann::json(nullptr);
+  return j;
+}
+
+std::string kforge_header_path() { return data_path("evaluator/kforge.h"); }
+
+}  // namespace kf::eval

@@ -1,0 +1,109 @@
+#pragma once
+// The scripted model server's script: a JSON list of entries, each a reply (answer, reasoning, usage)
+// or a fault (an HTTP error, a delay, a cut stream, malformed JSON, an error event mid-stream).
+// Format and matching rules: docs/mock-server.md.
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/result.h"
+
+namespace kf::mock {
+
+// The wire protocols the server speaks.
+enum class Api { openai_chat, openai_responses, anthropic, gemini };
+std::string to_string(Api api);
+std::optional<Api> api_from_string(const std::string& text);
+
+// How reasoning text travels on the Chat Completions wire (OpenAI-compatible servers differ).
+enum class ReasoningForm {
+  reasoning_content,  // delta.reasoning_content / message.reasoning_content (DeepSeek, SGLang, vLLM)
+  reasoning,          // delta.reasoning / message.reasoning (OpenRouter, Ollama, newer vLLM)
+  think_tags,         // "<think>…</think>answer" inside content
+  think_close_only,   // "…</think>answer" inside content (opening tag sent in the prompt template)
+};
+std::string to_string(ReasoningForm form);
+
+// Token counts as kforge accounts them: input includes cached; output excludes reasoning.
+// Unset counts are estimated from text lengths (about 4 characters per token).
+struct ScriptUsage {
+  std::optional<int64_t> input;
+  std::optional<int64_t> output;
+  std::optional<int64_t> reasoning;
+  std::optional<int64_t> cached;
+};
+
+struct StreamCut {
+  enum class Unit { bytes, events };
+  Unit unit = Unit::events;
+  int64_t count = 0;
+  bool abort_connection = false;  // drop the TCP connection instead of ending the HTTP body cleanly
+};
+
+struct ErrorEvent {
+  int64_t after_events = 1;  // events sent before the error event
+  std::string type;          // API error type; "" = the API's usual server-error type
+  std::string message;
+};
+
+// Variations of the SSE framing, to exercise a client's parser.
+struct SseVariant {
+  std::string line_ending = "\n";   // "\n", "\r\n" or "\r"
+  bool comments = false;            // ": keep-alive" comment lines between events
+  bool multiline_data = false;      // each JSON payload split over two data: lines
+};
+
+struct ScriptEntry {
+  size_t index = 0;                 // position in the script (0-based), for logs and messages
+  std::string match_source;         // "" = no regex: consumed in order
+  std::shared_ptr<const std::regex> match;
+  std::vector<Api> apis;            // empty = any API
+  int64_t times = 1;                // uses before the entry is spent; -1 = unlimited
+
+  // Reply.
+  std::string answer;
+  std::string reasoning;
+  ReasoningForm reasoning_form = ReasoningForm::reasoning_content;
+  std::string thinking_signature;   // Anthropic: signature_delta of the thinking block
+  std::string redacted_thinking;    // Anthropic: data of a redacted_thinking block ("" = none)
+  ScriptUsage usage;
+  std::string finish_reason = "stop";  // "stop" | "length" | "content_filter"
+  std::string model;                // model name reported back; "" = the requested one
+  size_t chunk_chars = 16;          // streamed text is split into deltas of about this many bytes
+
+  // Fault.
+  int status = 200;
+  std::optional<std::string> retry_after;   // Retry-After header value (seconds or HTTP date)
+  std::optional<int64_t> retry_after_ms;    // retry-after-ms header
+  std::optional<bool> x_should_retry;       // x-should-retry header
+  std::string error_type;           // e.g. insufficient_quota, overloaded_error; "" = from status
+  std::string error_code;           // OpenAI "code"; "" = same as type
+  std::string error_message;        // "" = a generic message for the status
+  double delay_s = 0;               // wait before the response starts
+  double event_delay_s = 0;         // wait between streamed events
+  std::optional<StreamCut> stream_cut;
+  bool malformed_json = false;
+  std::optional<ErrorEvent> error_event;
+  SseVariant sse;
+
+  bool is_fault() const { return status != 200; }
+};
+
+struct Script {
+  std::vector<ScriptEntry> entries;
+};
+
+// Parses and validates a script document; on failure the message lists every problem
+// ("entry 3: field: reason").
+Result<Script> parse_script(const nlohmann::json& doc);
+Result<Script> load_script(const std::string& path);
+// The embedded demo script: one reply carrying a small CUDA kernel in a code block.
+Script default_script();
+const char* default_script_json();
+
+}  // namespace kf::mock

@@ -1,0 +1,193 @@
+// Anthropic Messages API (POST {base}/messages): text, thinking and redacted_thinking blocks.
+#include <cmath>
+
+#include "providers/api_adapter.h"
+#include "providers/api_common.h"
+
+namespace kf {
+namespace {
+using api::json;
+
+constexpr const char* kRedactedMarker = "[redacted thinking]";
+
+std::string normalise_stop(const std::string& reason) {
+  if (reason == "end_turn" || reason == "stop_sequence") return "stop";
+  if (reason == "max_tokens") return "length";
+  if (reason == "refusal") return "content_filter";
+  return reason;
+}
+
+// Anthropic's input_tokens excludes cache reads and writes; ours includes them.
+void take_input_usage(const json& u, Usage& usage) {
+  const int64_t cache_read = api::int64(u, "cache_read_input_tokens");
+  usage.input_tokens = api::int64(u, "input_tokens") + cache_read + api::int64(u, "cache_creation_input_tokens");
+  usage.cached_input_tokens = cache_read;
+}
+
+// Anthropic reports thinking and answer tokens as one output_tokens figure. The split between
+// them is estimated from the characters of each (thinking is billed at the output price, so the
+// cost stays exact when prices.reasoning equals prices.output).
+void split_output_tokens(int64_t output_tokens, const Reply& reply, size_t thinking_chars, Usage& usage) {
+  const double total_chars = static_cast<double>(thinking_chars + reply.answer.size());
+  if (thinking_chars == 0 || total_chars == 0) {
+    usage.reasoning_tokens = 0;
+  } else {
+    usage.reasoning_tokens = static_cast<int64_t>(
+        std::llround(static_cast<double>(output_tokens) * static_cast<double>(thinking_chars) / total_chars));
+  }
+  usage.output_tokens = output_tokens - usage.reasoning_tokens;
+}
+
+class Blocks {
+ public:
+  void start(const json& block) {
+    const std::string type = api::str(block, "type");
+    if (type == "thinking") {
+      if (!reply_->reasoning.empty()) reply_->reasoning += "\n\n";
+      thinking(api::str(block, "thinking"));
+    } else if (type == "redacted_thinking") {
+      if (!reply_->reasoning.empty()) reply_->reasoning += "\n\n";
+      reply_->reasoning += kRedactedMarker;  // encrypted: nothing readable, but it happened
+    } else if (type == "text") {
+      reply_->answer += api::str(block, "text");
+    }
+  }
+  void thinking(const std::string& text) {
+    reply_->reasoning += text;
+    thinking_chars_ += text.size();
+  }
+  void text(const std::string& t) { reply_->answer += t; }
+  size_t thinking_chars() const { return thinking_chars_; }
+  void bind(Reply* reply) { reply_ = reply; }
+
+ private:
+  Reply* reply_ = nullptr;
+  size_t thinking_chars_ = 0;
+};
+
+class AnthropicStreamDecoder final : public StreamDecoder {
+ public:
+  AnthropicStreamDecoder() { blocks_.bind(&reply_); }
+
+  std::optional<AttemptError> on_event(const SseEvent& event) override {
+    if (stopped_) return std::nullopt;
+    const auto data = api::parse_json(event.data);
+    if (!data) {
+      if (!event.terminated) return api::truncated("the stream was cut inside an event");
+      return api::malformed("a stream event is not JSON: " + api::excerpt(event.data, 120));
+    }
+    const std::string type = api::str(*data, "type", event.event);
+    if (type == "message_start") {
+      const json& message = api::member(*data, "message");
+      reply_.model = api::str(message, "model");
+      const json& u = api::member(message, "usage");
+      take_input_usage(u, reply_.usage);
+      output_tokens_ = api::int64(u, "output_tokens");
+    } else if (type == "content_block_start") {
+      blocks_.start(api::member(*data, "content_block"));
+    } else if (type == "content_block_delta") {
+      const json& delta = api::member(*data, "delta");
+      const std::string delta_type = api::str(delta, "type");
+      if (delta_type == "text_delta") blocks_.text(api::str(delta, "text"));
+      if (delta_type == "thinking_delta") blocks_.thinking(api::str(delta, "thinking"));
+      // signature_delta authenticates the thinking block; it carries no text.
+    } else if (type == "message_delta") {
+      if (auto stop = api::str(api::member(*data, "delta"), "stop_reason"); !stop.empty())
+        reply_.finish_reason = normalise_stop(stop);
+      const json& u = api::member(*data, "usage");
+      if (u.contains("output_tokens")) output_tokens_ = api::int64(u, "output_tokens");
+      if (u.contains("input_tokens")) take_input_usage(u, reply_.usage);
+    } else if (type == "message_stop") {
+      stopped_ = true;
+    } else if (type == "error") {
+      AttemptError err = api::error_from_object(*data, 0);
+      err.usage = reply_.usage;
+      return err;
+    }
+    // ping and content_block_stop need nothing.
+    return std::nullopt;
+  }
+
+  AttemptResult finish() override {
+    if (!stopped_) return api::truncated("the stream ended without message_stop");
+    split_output_tokens(output_tokens_, reply_, blocks_.thinking_chars(), reply_.usage);
+    return api::finalize(std::move(reply_));
+  }
+
+ private:
+  Reply reply_;
+  Blocks blocks_;
+  int64_t output_tokens_ = 0;
+  bool stopped_ = false;
+};
+
+class AnthropicAdapter final : public ApiAdapter {
+ public:
+  explicit AnthropicAdapter(const ModelConfig& config) : config_(config) {}
+
+  HttpRequest build_request(const std::vector<ChatMessage>& messages, bool stream) const override {
+    const auto& g = config_.generation;
+    json body = {{"model", config_.model}, {"max_tokens", g.max_output_tokens}, {"stream", stream}};
+    std::string system;
+    json msgs = json::array();
+    for (const auto& m : messages) {
+      if (m.role == "system") {
+        if (!system.empty()) system += "\n\n";
+        system += m.content;
+      } else {
+        msgs.push_back({{"role", m.role}, {"content", m.content}});
+      }
+    }
+    body["messages"] = std::move(msgs);
+    if (!system.empty()) body["system"] = system;
+    if (g.thinking_budget_tokens && *g.thinking_budget_tokens > 0)
+      body["thinking"] = {{"type", "enabled"}, {"budget_tokens", *g.thinking_budget_tokens}};
+    if (g.temperature) body["temperature"] = *g.temperature;
+    if (g.top_p) body["top_p"] = *g.top_p;
+    HttpRequest req;
+    req.url = config_.base_url + "/messages";
+    req.headers = {{"Content-Type", "application/json"},
+                   {"anthropic-version", "2023-06-01"},
+                   {"Accept", stream ? "text/event-stream" : "application/json"}};
+    req.body = body.dump();
+    return req;
+  }
+
+  void add_auth(HttpRequest& request, const std::string& api_key) const override {
+    if (!api_key.empty()) request.headers.emplace_back("x-api-key", api_key);
+  }
+
+  AttemptResult parse_body(std::string_view body) const override {
+    const auto j = api::parse_json(body);
+    if (!j || !j->is_object()) return api::malformed("the response body is not a JSON object: " + api::excerpt(body, 120));
+    if (api::str(*j, "type") == "error" || j->contains("error")) return api::error_from_object(*j, 0);
+    const json& content = api::member(*j, "content");
+    if (!content.is_array()) return api::malformed("the response has no content[]: " + api::excerpt(body, 120));
+    Reply reply;
+    Blocks blocks;
+    blocks.bind(&reply);
+    for (const auto& block : content) blocks.start(block);
+    reply.model = api::str(*j, "model");
+    reply.finish_reason = normalise_stop(api::str(*j, "stop_reason"));
+    const json& u = api::member(*j, "usage");
+    take_input_usage(u, reply.usage);
+    split_output_tokens(api::int64(u, "output_tokens"), reply, blocks.thinking_chars(), reply.usage);
+    return api::finalize(std::move(reply));
+  }
+
+  std::unique_ptr<StreamDecoder> stream_decoder() const override {
+    return std::make_unique<AnthropicStreamDecoder>();
+  }
+  std::string end_marker() const override { return "message_stop"; }
+
+ private:
+  const ModelConfig& config_;
+};
+
+}  // namespace
+
+std::unique_ptr<ApiAdapter> make_anthropic_adapter(const ModelConfig& config) {
+  return std::make_unique<AnthropicAdapter>(config);
+}
+
+}  // namespace kf

@@ -1,0 +1,37 @@
+#pragma once
+// The Provider every API kind shares: rate limits, retries, timeouts, raw logging and error
+// messages around one ApiAdapter.
+#include <memory>
+#include <mutex>
+#include <random>
+
+#include "providers/api_adapter.h"
+#include "providers/provider.h"
+#include "providers/rate_limiter.h"
+
+namespace kf {
+
+class HttpProvider final : public Provider {
+ public:
+  HttpProvider(ModelConfig config, std::string api_key);
+
+  ProviderResult<Reply> complete(const std::vector<ChatMessage>& messages) override;
+  const ModelConfig& config() const override { return config_; }
+
+ private:
+  AttemptResult attempt_once(const HttpRequest& request, HttpExchange& exchange, std::string& body);
+  ProviderError to_provider_error(const AttemptError& error, int attempts) const;
+  double uniform01();
+
+  ModelConfig config_;
+  std::string api_key_;
+  std::unique_ptr<ApiAdapter> adapter_;
+  RateLimiter limiter_;
+  std::mutex rng_mutex_;
+  std::mt19937_64 rng_;
+};
+
+// Human name of a provider kind ("openai-chat" …), without depending on the config loader.
+const char* provider_kind_name(ProviderKind kind);
+
+}  // namespace kf

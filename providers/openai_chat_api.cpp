@@ -1,0 +1,181 @@
+// OpenAI Chat Completions (POST {base}/chat/completions) and the OpenAI-compatible servers that
+// speak it (vLLM, SGLang, Ollama /v1, llama.cpp, DeepSeek, OpenRouter). Compatible servers also
+// put reasoning in `reasoning_content` / `reasoning` or inside <think> tags in the content.
+#include "providers/api_adapter.h"
+#include "providers/api_common.h"
+#include "providers/think_splitter.h"
+
+namespace kf {
+namespace {
+using api::json;
+
+std::string normalise_finish(const std::string& reason) {
+  if (reason == "stop" || reason == "length" || reason == "content_filter") return reason;
+  if (reason == "eos" || reason == "end_turn") return "stop";  // some compatible servers
+  return reason;
+}
+
+Usage usage_from(const json& u) {
+  Usage usage;
+  usage.input_tokens = api::int64(u, "prompt_tokens");
+  usage.cached_input_tokens = api::int64(api::member(u, "prompt_tokens_details"), "cached_tokens");
+  if (usage.cached_input_tokens == 0) usage.cached_input_tokens = api::int64(u, "prompt_cache_hit_tokens");
+  const int64_t completion = api::int64(u, "completion_tokens");
+  usage.reasoning_tokens = api::int64(api::member(u, "completion_tokens_details"), "reasoning_tokens");
+  usage.output_tokens = std::max<int64_t>(0, completion - usage.reasoning_tokens);
+  return usage;
+}
+
+// Answer and reasoning text as they arrive, with <think> handling for compatible servers.
+class TextSink {
+ public:
+  explicit TextSink(bool split_think_tags) : split_(split_think_tags) {}
+  void content(const std::string& text) {
+    if (split_) splitter_.feed(text); else answer_ += text;
+  }
+  void reasoning(const std::string& text) { reasoning_ += text; }
+  void finish_into(Reply& reply) {
+    if (split_) {
+      splitter_.finish();
+      answer_ = splitter_.answer();
+      if (!splitter_.reasoning().empty())
+        reasoning_ += (reasoning_.empty() ? "" : "\n\n") + splitter_.reasoning();
+    }
+    reply.answer = std::move(answer_);
+    reply.reasoning = std::move(reasoning_);
+  }
+
+ private:
+  bool split_;
+  ThinkTagSplitter splitter_;
+  std::string answer_;
+  std::string reasoning_;
+};
+
+void take_reasoning_fields(const json& message_or_delta, TextSink& sink) {
+  for (const char* key : {"reasoning_content", "reasoning"}) {
+    const json& v = api::member(message_or_delta, key);
+    if (v.is_string()) {
+      sink.reasoning(v.get<std::string>());
+      return;  // servers that send both send the same text twice
+    }
+  }
+}
+
+class ChatStreamDecoder final : public StreamDecoder {
+ public:
+  explicit ChatStreamDecoder(bool compatible) : text_(compatible) {}
+
+  std::optional<AttemptError> on_event(const SseEvent& event) override {
+    if (done_) return std::nullopt;
+    if (event.data == "[DONE]") {
+      done_ = true;
+      return std::nullopt;
+    }
+    const auto chunk = api::parse_json(event.data);
+    if (!chunk) {
+      if (!event.terminated) return api::truncated("the stream was cut inside an event");
+      return api::malformed("a stream event is not JSON: " + api::excerpt(event.data, 120));
+    }
+    if (chunk->contains("error")) return api::error_from_object(*chunk, 0);
+    if (auto model = api::str(*chunk, "model"); !model.empty()) reply_.model = model;
+    if (const json& u = api::member(*chunk, "usage"); u.is_object()) reply_.usage = usage_from(u);
+    const json& choices = api::member(*chunk, "choices");
+    if (choices.is_array() && !choices.empty()) {
+      const json& choice = choices[0];
+      const json& delta = api::member(choice, "delta");
+      if (const json& c = api::member(delta, "content"); c.is_string()) text_.content(c.get<std::string>());
+      if (const json& r = api::member(delta, "refusal"); r.is_string() && !r.get<std::string>().empty())
+        refused_ = true;
+      take_reasoning_fields(delta, text_);
+      if (const json& f = api::member(choice, "finish_reason"); f.is_string())
+        reply_.finish_reason = normalise_finish(f.get<std::string>());
+    }
+    return std::nullopt;
+  }
+
+  AttemptResult finish() override {
+    if (!done_) {
+      return api::truncated("the stream ended without `data: [DONE]`" +
+                            std::string(reply_.finish_reason.empty() ? "" : " (after finish_reason " +
+                                                                           reply_.finish_reason + ")"));
+    }
+    text_.finish_into(reply_);
+    if (refused_) reply_.finish_reason = "content_filter";
+    return api::finalize(std::move(reply_));
+  }
+
+ private:
+  TextSink text_;
+  Reply reply_;
+  bool done_ = false;
+  bool refused_ = false;
+};
+
+class ChatAdapter final : public ApiAdapter {
+ public:
+  ChatAdapter(const ModelConfig& config, bool compatible) : config_(config), compatible_(compatible) {}
+
+  HttpRequest build_request(const std::vector<ChatMessage>& messages, bool stream) const override {
+    const auto& g = config_.generation;
+    json body = {{"model", config_.model}, {"stream", stream}};
+    json msgs = json::array();
+    for (const auto& m : messages) msgs.push_back({{"role", m.role}, {"content", m.content}});
+    body["messages"] = std::move(msgs);
+    // OpenAI's reasoning models accept only max_completion_tokens; compatible servers all know
+    // the older max_tokens.
+    body[compatible_ ? "max_tokens" : "max_completion_tokens"] = g.max_output_tokens;
+    if (g.temperature) body["temperature"] = *g.temperature;
+    if (g.top_p) body["top_p"] = *g.top_p;
+    if (g.reasoning_effort) body["reasoning_effort"] = *g.reasoning_effort;
+    if (stream) body["stream_options"] = {{"include_usage", true}};
+    HttpRequest req;
+    req.url = config_.base_url + "/chat/completions";
+    req.headers = {{"Content-Type", "application/json"},
+                   {"Accept", stream ? "text/event-stream" : "application/json"}};
+    req.body = body.dump();
+    return req;
+  }
+
+  void add_auth(HttpRequest& request, const std::string& api_key) const override {
+    if (!api_key.empty()) request.headers.emplace_back("Authorization", "Bearer " + api_key);
+  }
+
+  AttemptResult parse_body(std::string_view body) const override {
+    const auto j = api::parse_json(body);
+    if (!j || !j->is_object()) return api::malformed("the response body is not a JSON object: " + api::excerpt(body, 120));
+    if (j->contains("error")) return api::error_from_object(*j, 0);
+    const json& choices = api::member(*j, "choices");
+    if (!choices.is_array() || choices.empty())
+      return api::malformed("the response has no choices[]: " + api::excerpt(body, 120));
+    Reply reply;
+    TextSink text(compatible_);
+    const json& message = api::member(choices[0], "message");
+    if (const json& c = api::member(message, "content"); c.is_string()) text.content(c.get<std::string>());
+    take_reasoning_fields(message, text);
+    reply.finish_reason = normalise_finish(api::str(choices[0], "finish_reason"));
+    if (const json& r = api::member(message, "refusal"); r.is_string() && !r.get<std::string>().empty())
+      reply.finish_reason = "content_filter";
+    reply.model = api::str(*j, "model");
+    reply.usage = usage_from(api::member(*j, "usage"));
+    text.finish_into(reply);
+    return api::finalize(std::move(reply));
+  }
+
+  std::unique_ptr<StreamDecoder> stream_decoder() const override {
+    return std::make_unique<ChatStreamDecoder>(compatible_);
+  }
+  std::string end_marker() const override { return "data: [DONE]"; }
+
+ private:
+  const ModelConfig& config_;
+  bool compatible_;
+};
+
+}  // namespace
+
+std::unique_ptr<ApiAdapter> make_openai_chat_adapter(const ModelConfig& config, bool compatible) {
+  return std::make_unique<ChatAdapter>(config, compatible);
+}
+
+}  // namespace kf

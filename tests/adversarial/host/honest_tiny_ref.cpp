@@ -1,0 +1,13 @@
+// Honest: tanh(x) * 1e-4.
+#include <cmath>
+
+#include "kforge.h"
+
+extern "C" int kf_forward(const kf_tensor* in, int32_t, kf_tensor* out, int32_t, void*) {
+  const float* x = static_cast<const float*>(in[0].data);
+  float* o = static_cast<float*>(out[0].data);
+  int64_t n = 1;
+  for (int d = 0; d < out[0].ndim; ++d) n *= out[0].shape[d];
+  for (int64_t i = 0; i < n; ++i) o[i] = std::tanh(x[i]) * 1e-4f;
+  return 0;
+}

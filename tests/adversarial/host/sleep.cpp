@@ -1,0 +1,9 @@
+// Attack: sleeps for an hour (no CPU use, so only a wall-clock limit stops it).
+#include <unistd.h>
+
+#include "kforge.h"
+
+extern "C" int kf_forward(const kf_tensor*, int32_t, kf_tensor*, int32_t, void*) {
+  sleep(3600);
+  return 0;
+}

@@ -1,0 +1,312 @@
+// `kforge run` end to end over loopback: the real scripted model server (kforge mock-server), the real
+// evaluator on the host backend (g++ candidates, CPU torch), real processes. Label: integration.
+#include <signal.h>
+#include <sys/wait.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+namespace {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+const std::string kKforge = std::string(KFORGE_TEST_BINARY_DIR) + "/kforge";
+const std::string kDemo = std::string(KFORGE_TEST_SOURCE_DIR) + "/configs/problems/demo";
+
+std::string python_with_torch() {
+  if (const char* p = std::getenv("KFORGE_PYTHON"); p && *p) return p;
+  for (std::string cand : {"python3", "/usr/bin/python3"})
+    if (std::system((cand + " -c 'import torch' >/dev/null 2>&1").c_str()) == 0) return cand;
+  return {};
+}
+
+std::string read_text(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::vector<json> read_jsonl(const fs::path& p) {
+  std::vector<json> out;
+  std::ifstream in(p);
+  std::string line;
+  while (std::getline(in, line))
+    if (!line.empty()) out.push_back(json::parse(line));
+  return out;
+}
+
+std::string kernel_block(const std::string& body) {
+  return "```cpp\n#include \"kforge.h\"\nextern \"C\" int kf_forward(const kf_tensor* in, int32_t n_in, kf_tensor* "
+         "out, int32_t n_out, void*) {\n  const float* x = static_cast<const float*>(in[0].data);\n  float* y = "
+         "static_cast<float*>(out[0].data);\n  int64_t n = 1;\n  for (int d = 0; d < in[0].ndim; ++d) n *= "
+         "in[0].shape[d];\n" +
+         body + "\n  return 0;\n}\n```\n";
+}
+const std::string kRelu = kernel_block("  for (int64_t i = 0; i < n; ++i) y[i] = x[i] > 0.0f ? x[i] : 0.0f;");
+
+class Campaign : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    python_ = python_with_torch();
+    if (python_.empty()) GTEST_SKIP() << "no python3 with torch (set KFORGE_PYTHON)";
+    dir_ = fs::temp_directory_path() / ("kforge-agent-it-" + std::to_string(::getpid()) + "-" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override {
+    stop_server();
+    if (!HasFailure()) fs::remove_all(dir_);
+  }
+
+  void start_server(const json& script) {
+    std::ofstream(dir_ / "script.json") << script.dump(2);
+    const std::string port_file = (dir_ / "port").string();
+    server_pid_ = ::fork();
+    if (server_pid_ == 0) {
+      int fd = ::open((dir_ / "server.out").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      ::dup2(fd, 1);
+      ::dup2(fd, 2);
+      ::execl(kKforge.c_str(), "kforge", "mock-server", "--script", (dir_ / "script.json").c_str(), "--port", "0",
+              "--port-file", port_file.c_str(), "--log", (dir_ / "requests.jsonl").c_str(), nullptr);
+      ::_exit(127);
+    }
+    for (int i = 0; i < 200 && !fs::exists(port_file); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    ASSERT_TRUE(fs::exists(port_file)) << read_text(dir_ / "server.out");
+    port_ = std::stoi(read_text(port_file));
+  }
+  void stop_server() {
+    if (server_pid_ > 0) {
+      ::kill(server_pid_, SIGTERM);
+      ::waitpid(server_pid_, nullptr, 0);
+      server_pid_ = -1;
+    }
+  }
+
+  // A configuration pointing at the server. Prices: $1 per 1,000 input tokens.
+  std::string write_config(const std::string& name, int turns, bool stop_first, int samples = 1,
+                           int max_attempts = 2) {
+    json c = {{"name", name},
+              {"provider", "openai-chat"},
+              {"base_url", "http://127.0.0.1:" + std::to_string(port_) + "/v1"},
+              {"api_key_env", ""},
+              {"model", "test-model"},
+              {"generation", {{"max_output_tokens", 2048}, {"stream", true}}},
+              {"timeouts", {{"connect_s", 2}, {"idle_s", 10}, {"total_s", 30}}},
+              {"retry", {{"max_attempts", max_attempts}, {"initial_backoff_s", 0.01}, {"max_backoff_s", 0.05},
+                         {"multiplier", 2.0}, {"jitter", 0.0}}},
+              {"rate_limits", {{"requests_per_minute", 0}, {"tokens_per_minute", 0}, {"max_concurrent", 1}}},
+              {"prices", {{"input", 1000.0}, {"cached_input", 1000.0}, {"output", 0.0}, {"reasoning", 0.0}}},
+              {"loop", {{"turns", turns}, {"samples", samples}, {"stop_at_first_correct", stop_first},
+                        {"keep_last_attempts", 0}}}};
+    auto path = dir_ / (name + ".json");
+    std::ofstream(path) << c.dump(2);
+    return path.string();
+  }
+
+  std::string env_prefix() const {
+    return "KFORGE_PYTHON='" + python_ + "' XDG_CACHE_HOME='" + (dir_ / "cache").string() + "' ";
+  }
+  std::string run_command(const std::string& args) const {
+    return env_prefix() + kKforge + " run " + args + " --backend host --timing-budget-ms 1 --no-progress --out '" +
+           (dir_ / "run").string() + "'";
+  }
+  int run(const std::string& args, const std::string& log_name = "run.log") {
+    int rc = std::system((run_command(args) + " >'" + (dir_ / log_name).string() + "' 2>&1").c_str());
+    return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+  }
+  std::vector<json> records() { return read_jsonl(dir_ / "run" / "evaluations.jsonl"); }
+  std::vector<json> requests() { return read_jsonl(dir_ / "requests.jsonl"); }
+  std::string log(const std::string& name = "run.log") { return read_text(dir_ / name); }
+
+  static std::vector<json> of_kind(const std::vector<json>& rs, const std::string& kind) {
+    std::vector<json> out;
+    for (const auto& r : rs)
+      if (r["kind"] == kind) out.push_back(r);
+    return out;
+  }
+
+  std::string python_;
+  fs::path dir_;
+  pid_t server_pid_ = -1;
+  int port_ = 0;
+};
+
+TEST_F(Campaign, ScriptedConversationRecordsEveryTurnAndFeedsBackEachOutcome) {
+  json u = {{"input", 1000}, {"output", 100}, {"reasoning", 10}};
+  start_server(json::array({
+      {{"answer", "I would write a loop over all elements."}, {"usage", u}},
+      {{"answer", kernel_block("  for (int64_t i = 0; i < n; ++i) y[i] = undeclared_thing(x[i]);")}, {"usage", u}},
+      {{"answer", kernel_block("  for (int64_t i = 0; i < n; ++i) y[i] = x[i] > 0.0f ? 0.5f * x[i] : 0.0f;")},
+       {"usage", u}},
+      {{"answer", kRelu}, {"reasoning", "```cpp\nint kf_forward() { return 7; }\n```"}, {"usage", u}},
+      {{"answer", kRelu}, {"usage", u}},
+  }));
+  auto config = write_config("scripted", 5, /*stop_first=*/false);
+  ASSERT_EQ(run("--config " + config + " --problems " + kDemo + "/1_demo_relu.py"), 0) << log();
+
+  auto rs = records();
+  auto evals = of_kind(rs, "evaluation");
+  ASSERT_EQ(evals.size(), 5u) << log();
+  const char* want[] = {"no_code", "compile_error", "incorrect", "correct", "correct"};
+  for (int t = 0; t < 5; ++t) {
+    EXPECT_EQ(evals[t]["turn"], t + 1);
+    EXPECT_EQ(evals[t]["verdict"]["verdict"], want[t]) << evals[t]["verdict"].dump();
+    EXPECT_EQ(evals[t]["config"], "scripted");
+    EXPECT_EQ(evals[t]["problem"]["name"], "1_demo_relu");
+    EXPECT_EQ(evals[t]["problem"]["category"], "activation");
+    EXPECT_EQ(evals[t]["usage"]["input_tokens"], 1000);
+    EXPECT_DOUBLE_EQ(evals[t]["cost_usd"].get<double>(), 1.0);
+    EXPECT_EQ(evals[t]["environment"]["backend"], "host");
+  }
+  EXPECT_EQ(evals[0]["source"], nullptr);
+  EXPECT_TRUE(fs::exists(dir_ / "run" / evals[3]["source"]["path"].get<std::string>()));
+  auto done = of_kind(rs, "unit_done");
+  ASSERT_EQ(done.size(), 1u);
+  EXPECT_EQ(done[0]["reason"], "turns_exhausted");
+
+  auto reqs = requests();
+  ASSERT_EQ(reqs.size(), 5u);
+  const std::string first = reqs[0]["last_user_message"];
+  EXPECT_NE(first.find("torch.relu(x)"), std::string::npos);           // problem source
+  EXPECT_NE(first.find("KF_FLOAT32"), std::string::npos);              // kforge.h verbatim
+  EXPECT_NE(first.find("kf_forward"), std::string::npos);
+  EXPECT_NE(first.find("128"), std::string::npos);                     // the signature's shapes
+  EXPECT_NE(reqs[1]["last_user_message"].get<std::string>().find("no fenced code block"), std::string::npos);
+  EXPECT_NE(reqs[2]["last_user_message"].get<std::string>().find("did not compile"), std::string::npos);
+  EXPECT_NE(reqs[2]["last_user_message"].get<std::string>().find("undeclared_thing"), std::string::npos);
+  EXPECT_NE(reqs[3]["last_user_message"].get<std::string>().find("output is incorrect"), std::string::npos);
+  EXPECT_NE(reqs[4]["last_user_message"].get<std::string>().find("Speedup:"), std::string::npos);
+  // The whole conversation travels: system, first turn, then 3 (answer, feedback) pairs.
+  EXPECT_EQ(reqs[3]["messages"].size(), 8u);
+  // Reasoning text is never sent back.
+  EXPECT_EQ(reqs[4]["messages"].dump().find("return 7;"), std::string::npos);
+
+  // The report agrees: one unit, correct, 5 evaluations, 3 kernel failures, $5 spent.
+  std::string report_json = (dir_ / "report.json").string();
+  ASSERT_EQ(std::system((kKforge + " report " + (dir_ / "run").string() + " --format json >" + report_json).c_str()), 0);
+  auto rep = json::parse(read_text(report_json))["configurations"][0];
+  EXPECT_EQ(rep["correct"]["count"], 1);
+  EXPECT_EQ(rep["evaluations"], 5);
+  EXPECT_EQ(rep["kernel_failures"]["total"], 3);
+  EXPECT_DOUBLE_EQ(rep["cost_usd"].get<double>(), 5.0);
+}
+
+json demo_script(double delay_s) {
+  json script = json::parse(read_text(kDemo + "/mock-host.json"));
+  for (auto& e : script) {
+    e["usage"] = {{"input", 1000}, {"output", 50}, {"reasoning", 0}};
+    if (delay_s > 0) e["delay_s"] = delay_s;
+  }
+  return script;
+}
+
+std::set<std::tuple<std::string, std::string, int, int>> keys_of(const std::vector<json>& evals) {
+  std::set<std::tuple<std::string, std::string, int, int>> keys;
+  for (const auto& r : evals) keys.emplace(r["config"], r["problem"]["name"], r["sample"], r["turn"]);
+  return keys;
+}
+
+TEST_F(Campaign, KillMinusNineThenRerunLosesAndDuplicatesNothing) {
+  start_server(demo_script(0.3));
+  auto config = write_config("resumable", 1, true, /*samples=*/2);
+  const std::string args = "--config " + config + " --problems " + kDemo;
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    ::execl("/bin/sh", "sh", "-c", ("exec " + run_command(args) + " >'" + (dir_ / "first.log").string() + "' 2>&1").c_str(),
+            nullptr);
+    ::_exit(127);
+  }
+  // Kill once at least two evaluations are on disk (6 units in all).
+  for (int i = 0; i < 600; ++i) {
+    if (fs::exists(dir_ / "run" / "evaluations.jsonl") && of_kind(records(), "evaluation").size() >= 2) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ::kill(pid, SIGKILL);
+  ::waitpid(pid, nullptr, 0);
+  size_t before = of_kind(records(), "evaluation").size();
+  ASSERT_GE(before, 2u) << log("first.log");
+  ASSERT_LT(before, 6u) << "the campaign finished before it could be killed; slow the script down";
+
+  ASSERT_EQ(run(args, "second.log"), 0) << log("second.log");
+  auto evals = of_kind(records(), "evaluation");
+  EXPECT_EQ(evals.size(), 6u) << log("second.log");
+  EXPECT_EQ(keys_of(evals).size(), evals.size()) << "an evaluation was recorded twice";
+  for (const auto& r : evals) EXPECT_EQ(r["verdict"]["verdict"], "correct") << r.dump();
+  EXPECT_EQ(of_kind(records(), "unit_done").size(), 6u);
+  // The second invocation is session 2 of the same run.
+  auto manifest = json::parse(read_text(dir_ / "run" / "run.json"));
+  EXPECT_EQ(manifest["sessions"], 2);
+  EXPECT_EQ(evals.front()["run_id"], evals.back()["run_id"]);
+
+  // A third run has nothing left to do and makes no model call.
+  size_t calls = requests().size();
+  ASSERT_EQ(run(args, "third.log"), 0) << log("third.log");
+  EXPECT_EQ(requests().size(), calls);
+  EXPECT_EQ(of_kind(records(), "evaluation").size(), 6u);
+
+  // A changed problem file is detected and refused.
+  fs::create_directories(dir_ / "problems");
+  for (const auto& e : fs::directory_iterator(kDemo))
+    if (e.path().extension() == ".py") fs::copy_file(e.path(), dir_ / "problems" / e.path().filename());
+  std::ofstream(dir_ / "problems" / "1_demo_relu.py", std::ios::app) << "\n# edited\n";
+  EXPECT_EQ(run("--config " + config + " --problems " + (dir_ / "problems").string(), "changed.log"), 2);
+  EXPECT_NE(log("changed.log").find("problem '1_demo_relu' changed"), std::string::npos) << log("changed.log");
+}
+
+TEST_F(Campaign, BudgetCapStopsNewModelCalls) {
+  start_server(demo_script(0));
+  auto config = write_config("budgeted", 1, true, /*samples=*/2);
+  const std::string args = "--config " + config + " --problems " + kDemo;
+  // Each call costs $1 (1,000 input tokens at $1,000 per million). With $1.5 the cap is reached after
+  // two calls; a call that had already passed the check may still finish (2 workers): at most 3.
+  ASSERT_EQ(run(args + " --budget-usd 1.5"), 0) << log();
+  size_t calls = requests().size();
+  EXPECT_GE(calls, 2u);
+  EXPECT_LE(calls, 3u) << log();
+  EXPECT_NE(log().find("USD budget reached"), std::string::npos) << log();
+  // Raising the budget finishes the rest, each unit exactly once.
+  ASSERT_EQ(run(args + " --budget-usd 100", "more.log"), 0) << log("more.log");
+  EXPECT_EQ(requests().size(), 6u);
+  auto evals = of_kind(records(), "evaluation");
+  EXPECT_EQ(evals.size(), 6u);
+  EXPECT_EQ(keys_of(evals).size(), 6u);
+}
+
+TEST_F(Campaign, ProviderOutageIsRecordedAsProviderFailuresNotKernelFailures) {
+  start_server(json::array({{{"status", 503}, {"times", "unlimited"}}}));
+  auto config = write_config("outage", 3, true, 1, /*max_attempts=*/2);
+  EXPECT_EQ(run("--config " + config + " --problems " + kDemo + "/1_demo_relu.py," + kDemo +
+                "/2_demo_sum_reduction.py"),
+            1)
+      << log();
+  auto rs = records();
+  EXPECT_TRUE(of_kind(rs, "evaluation").empty());
+  auto failures = of_kind(rs, "provider_failure");
+  ASSERT_EQ(failures.size(), 2u);
+  for (const auto& f : failures) {
+    EXPECT_EQ(f["error"]["kind"], "server");
+    EXPECT_EQ(f["error"]["http_status"], 503);
+    EXPECT_EQ(f["turn"], 1);
+  }
+  EXPECT_EQ(requests().size(), 4u);  // two attempts per unit
+  std::string report_json = (dir_ / "report.json").string();
+  ASSERT_EQ(std::system((kKforge + " report " + (dir_ / "run").string() + " --format json >" + report_json).c_str()), 0);
+  auto rep = json::parse(read_text(report_json))["configurations"][0];
+  EXPECT_EQ(rep["provider_failures"]["total"], 2);
+  EXPECT_EQ(rep["kernel_failures"]["total"], 0);
+  EXPECT_EQ(rep["units_no_reply"], 2);
+}
+
+}  // namespace

@@ -1,0 +1,259 @@
+// The refinement loop against a fake provider and a fake judge: turn sequencing, feedback per
+// outcome, trimming, stop rules, resume from recorded turns, provider failures and stops.
+#include <filesystem>
+#include <mutex>
+
+#include <gtest/gtest.h>
+
+#include "agent/conversation.h"
+#include "agent/corpus.h"
+#include "agent/feedback.h"
+#include "agent/loop.h"
+
+namespace kf::agent {
+namespace {
+namespace fs = std::filesystem;
+
+const std::string kGood = "```cuda\n#include \"kforge.h\"\nextern \"C\" int kf_forward(const kf_tensor* i, int32_t n, "
+                          "kf_tensor* o, int32_t m, void* s) { return 0; }\n```\n";
+
+class FakeProvider : public Provider {
+ public:
+  explicit FakeProvider(std::vector<std::variant<std::string, ProviderError>> script) : script_(std::move(script)) {
+    config_.name = "fake";
+    config_.model = "fake-model";
+    config_.prices.input = 1e6;  // $1 per input token: easy arithmetic
+  }
+  ProviderResult<Reply> complete(const std::vector<ChatMessage>& messages) override {
+    std::lock_guard lock(mu_);
+    received.push_back(messages);
+    if (next_ >= script_.size()) return ProviderError{ProviderErrorKind::server, "script exhausted", 500, 1, {}};
+    auto entry = script_[next_++];
+    if (auto* e = std::get_if<ProviderError>(&entry)) return *e;
+    Reply r;
+    r.answer = std::get<std::string>(entry);
+    r.reasoning = "```cuda\nint kf_forward() { return 1; }\n```";  // never extracted
+    r.usage.input_tokens = 1;
+    r.cost_usd = 1.0;
+    return r;
+  }
+  const ModelConfig& config() const override { return config_; }
+  std::vector<std::vector<ChatMessage>> received;
+
+ private:
+  std::mutex mu_;
+  std::vector<std::variant<std::string, ProviderError>> script_;
+  size_t next_ = 0;
+  ModelConfig config_;
+};
+
+// Returns verdicts in order for every judged source.
+class FakeJudge : public KernelJudge {
+ public:
+  explicit FakeJudge(std::vector<nlohmann::json> verdicts) : verdicts_(std::move(verdicts)) {}
+  nlohmann::json judge(const ProblemInfo&, const std::string& source_path) override {
+    sources.push_back(source_path);
+    return verdicts_.at(next_++);
+  }
+  std::vector<std::string> sources;
+
+ private:
+  std::vector<nlohmann::json> verdicts_;
+  size_t next_ = 0;
+};
+
+nlohmann::json verdict(const std::string& v, double speedup = 0) {
+  nlohmann::json j = {{"verdict", v}, {"correct", v == "correct"}, {"reasons", nlohmann::json::array()},
+                      {"checks", nlohmann::json::object()}, {"compiler_output", ""}};
+  if (v == "compile_error") j["compiler_output"] = "k.cu(3): error: identifier \"foo\" is undefined";
+  if (v == "incorrect") j["reasons"].push_back({{"code", "incorrect.rel_l2"}, {"detail", "output0 rel_l2 0.5 at 17"}});
+  if (v == "correct") {
+    j["time_ms"] = 1.0;
+    j["ref_time_ms"] = speedup;
+    j["speedup"] = speedup;
+  }
+  return j;
+}
+
+class LoopTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir = fs::temp_directory_path() / ("kforge_loop_test_" + std::to_string(::getpid()) + "_" +
+                                       ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir);
+    auto t = PromptTemplates::load(nlohmann::json::object(), ".", KFORGE_TEST_SOURCE_DIR "/prompts");
+    ASSERT_TRUE(t.ok());
+    templates = *t;
+    auto w = CorpusWriter::open(dir.string());
+    ASSERT_TRUE(w.ok());
+    writer = std::move(*w);
+    problem = {"19_ReLU", "/nonexistent/19_ReLU.py", "abc", "activation", "src"};
+    run.run_id = "test-run";
+  }
+  void TearDown() override { fs::remove_all(dir); }
+
+  UnitJob job(Provider& p, KernelJudge& j, int turns, bool stop_first = true) {
+    UnitJob u;
+    u.key = {"fake", "19_ReLU", 0};
+    u.problem = &problem;
+    u.provider = &p;
+    u.judge = &j;
+    u.templates = &templates;
+    u.corpus = writer.get();
+    u.run = &run;
+    u.settings.turns = turns;
+    u.settings.stop_at_first_correct = stop_first;
+    u.system_prompt = "SYSTEM";
+    u.first_turn = "FIRST";
+    return u;
+  }
+  std::vector<nlohmann::json> records() {
+    auto c = load_corpus(dir.string());
+    EXPECT_TRUE(c.ok());
+    return c.ok() ? c->records : std::vector<nlohmann::json>{};
+  }
+
+  fs::path dir;
+  PromptTemplates templates;
+  std::unique_ptr<CorpusWriter> writer;
+  ProblemInfo problem;
+  RunContext run;
+};
+
+TEST_F(LoopTest, ScriptedConversationFeedsBackEachOutcome) {
+  FakeProvider p({std::string("no code here"), kGood, kGood, kGood, kGood});
+  FakeJudge j({verdict("compile_error"), verdict("incorrect"), verdict("correct", 1.5), verdict("correct", 2.5)});
+  auto outcome = run_unit(job(p, j, 6, /*stop_first=*/false));
+  ASSERT_TRUE(outcome.ok()) << outcome.error().message;
+  EXPECT_EQ(*outcome, UnitOutcome::provider_failed);
+  // 5 replies then turn 6 hits the exhausted fake: a provider failure.
+  ASSERT_EQ(p.received.size(), 6u);
+  EXPECT_EQ(p.received[0].size(), 2u);  // system + first turn
+  EXPECT_NE(p.received[1].back().content.find("no fenced code block"), std::string::npos);
+  EXPECT_NE(p.received[2].back().content.find("identifier \"foo\" is undefined"), std::string::npos);
+  EXPECT_NE(p.received[3].back().content.find("incorrect.rel_l2"), std::string::npos);
+  EXPECT_NE(p.received[4].back().content.find("Speedup: 1.500x"), std::string::npos);
+  EXPECT_NE(p.received[5].back().content.find("Speedup: 2.500x"), std::string::npos);
+  // Reasoning is never sent back.
+  for (const auto& m : p.received[5]) EXPECT_EQ(m.content.find("return 1;"), std::string::npos);
+
+  auto rs = records();
+  ASSERT_EQ(rs.size(), 6u);  // 5 evaluations + provider failure ... unit not done
+  EXPECT_EQ(rs[0]["verdict"]["verdict"], "no_code");
+  EXPECT_EQ(rs[0]["source"], nullptr);
+  EXPECT_EQ(rs[1]["verdict"]["verdict"], "compile_error");
+  EXPECT_EQ(rs[4]["best"], true);  // 2.5x beats 1.5x
+  EXPECT_EQ(rs[3]["best"], false);
+  EXPECT_EQ(rs[5]["kind"], kKindProviderFailure);
+  EXPECT_EQ(rs[5]["turn"], 6);
+  EXPECT_EQ(j.sources.size(), 4u);
+  EXPECT_TRUE(fs::exists(dir / rs[1]["source"]["path"].get<std::string>()));
+  EXPECT_TRUE(fs::exists(dir / rs[1]["reply"]["path"].get<std::string>()));
+}
+
+TEST_F(LoopTest, StopsAtFirstCorrectAndResumeSkipsDoneUnit) {
+  FakeProvider p({kGood, kGood});
+  FakeJudge j({verdict("incorrect"), verdict("correct", 1.2)});
+  auto u = job(p, j, 5);
+  ASSERT_EQ(*run_unit(u), UnitOutcome::done);
+  auto rs = records();
+  ASSERT_EQ(rs.size(), 3u);
+  EXPECT_EQ(rs[2]["kind"], kKindUnitDone);
+  EXPECT_EQ(rs[2]["reason"], "correct");
+  EXPECT_EQ(rs[2]["best_turn"], 2);
+  u.prior_records = rs;
+  ASSERT_EQ(*run_unit(u), UnitOutcome::done);
+  EXPECT_EQ(p.received.size(), 2u);  // no new call
+  EXPECT_EQ(records().size(), 3u);
+}
+
+TEST_F(LoopTest, ProviderFailureThenResumeContinuesTheSameTurnWithTheConversation) {
+  FakeProvider p({kGood, ProviderError{ProviderErrorKind::server, "HTTP 503", 503, 3, {}}});
+  FakeJudge j({verdict("compile_error"), verdict("correct", 3.0)});
+  auto u = job(p, j, 4);
+  ASSERT_EQ(*run_unit(u), UnitOutcome::provider_failed);
+  auto rs = records();
+  ASSERT_EQ(rs.size(), 2u);
+  EXPECT_EQ(rs[1]["kind"], kKindProviderFailure);
+  EXPECT_EQ(rs[1]["error"]["kind"], "server");
+
+  FakeProvider p2({kGood});
+  auto u2 = job(p2, j, 4);
+  u2.prior_records = rs;
+  ASSERT_EQ(*run_unit(u2), UnitOutcome::done);
+  ASSERT_EQ(p2.received.size(), 1u);
+  // The rebuilt conversation: system, first, turn-1 answer, its compile-error feedback.
+  ASSERT_EQ(p2.received[0].size(), 4u);
+  EXPECT_EQ(p2.received[0][2].content, kGood);
+  EXPECT_NE(p2.received[0][3].content.find("did not compile"), std::string::npos);
+  rs = records();
+  ASSERT_EQ(rs.size(), 4u);
+  EXPECT_EQ(rs[2]["turn"], 2);
+  EXPECT_EQ(rs[2]["verdict"]["verdict"], "correct");
+}
+
+TEST_F(LoopTest, StopRequestPreventsModelCalls) {
+  FakeProvider p({kGood});
+  FakeJudge j({});
+  auto u = job(p, j, 3);
+  u.may_call_model = [] { return false; };
+  ASSERT_EQ(*run_unit(u), UnitOutcome::stopped);
+  EXPECT_TRUE(p.received.empty());
+  EXPECT_TRUE(records().empty());
+}
+
+TEST_F(LoopTest, KilledAfterCorrectRecordClosesTheUnitOnResume) {
+  FakeProvider p({kGood});
+  FakeJudge j({verdict("correct", 1.1)});
+  auto u = job(p, j, 3);
+  ASSERT_EQ(*run_unit(u), UnitOutcome::done);
+  auto rs = records();
+  rs.pop_back();  // as if killed before unit_done was written
+  FakeProvider p2({});
+  auto u2 = job(p2, j, 3);
+  u2.prior_records = rs;
+  ASSERT_EQ(*run_unit(u2), UnitOutcome::done);
+  EXPECT_TRUE(p2.received.empty());
+}
+
+TEST(Conversation, TrimsToTheLastKAttempts) {
+  std::vector<Attempt> a = {{"a1", "f1"}, {"a2", "f2"}, {"a3", "f3"}};
+  auto all = build_messages("S", "F", a, 0);
+  ASSERT_EQ(all.size(), 8u);
+  auto last1 = build_messages("S", "F", a, 1);
+  ASSERT_EQ(last1.size(), 4u);
+  EXPECT_EQ(last1[0].role, "system");
+  EXPECT_EQ(last1[1].content, "F");
+  EXPECT_EQ(last1[2].role, "assistant");
+  EXPECT_EQ(last1[2].content, "a3");
+  EXPECT_EQ(last1[3].content, "f3");
+  EXPECT_EQ(build_messages("S", "F", a, 5).size(), 8u);
+}
+
+TEST(Feedback, EachOutcomeUsesItsTemplate) {
+  auto t = PromptTemplates::load(nlohmann::json::object(), ".", KFORGE_TEST_SOURCE_DIR "/prompts");
+  ASSERT_TRUE(t.ok());
+  nlohmann::json rej = {{"verdict", "rejected"},
+                        {"reasons", {{{"code", "rejected.trivial_output"}, {"detail", "matches zeros"}}}}};
+  auto r = render_feedback(*t, rej, "cuda");
+  ASSERT_TRUE(r.ok());
+  EXPECT_NE(r->find("rejected by the verifier: rejected.trivial_output: matches zeros"), std::string::npos);
+  nlohmann::json to = {{"verdict", "timeout"}, {"reasons", {{{"code", "timeout"}, {"detail", "over 120 s"}}}}};
+  EXPECT_NE(render_feedback(*t, to, "cuda")->find("time limit"), std::string::npos);
+  nlohmann::json rt = {{"verdict", "runtime_error"}, {"reasons", {{{"code", "runtime_error.signal"}, {"detail", "SIGSEGV"}}}}};
+  EXPECT_NE(render_feedback(*t, rt, "cuda")->find("SIGSEGV"), std::string::npos);
+  auto nc = render_feedback(*t, no_code_verdict("no_kf_forward", "Your code block does not define kf_forward"), "cpp");
+  EXPECT_NE(nc->find("does not define kf_forward"), std::string::npos);
+  EXPECT_NE(nc->find("`cpp`"), std::string::npos);
+  EXPECT_FALSE(render_feedback(*t, {{"verdict", "bogus"}}, "cuda").ok());
+}
+
+TEST(Feedback, CompilerOutputIsCappedToTheFirstLines) {
+  std::string many;
+  for (int i = 0; i < 100; ++i) many += "error " + std::to_string(i) + "\n";
+  auto s = first_lines(many, 3);
+  EXPECT_EQ(s, "error 0\nerror 1\nerror 2\n... (97 more lines)");
+}
+
+}  // namespace
+}  // namespace kf::agent

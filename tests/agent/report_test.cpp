@@ -1,0 +1,159 @@
+// Report figures against a hand-built corpus (fixtures/report_corpus/evaluations.jsonl). Every
+// expected figure below is worked out by hand from that file; the derivation is in the comments.
+#include <cmath>
+
+#include <gtest/gtest.h>
+
+#include "agent/corpus.h"
+#include "agent/report.h"
+
+namespace kf::agent {
+namespace {
+
+const char* kFixture = KFORGE_TEST_SOURCE_DIR "/tests/agent/fixtures/report_corpus";
+
+class ReportFixture : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto c = load_corpus(kFixture);
+    ASSERT_TRUE(c.ok()) << c.error().message;
+    corpus = *c;
+    summaries = summarize(corpus);
+    ASSERT_EQ(summaries.size(), 2u);
+  }
+  const ConfigSummary& alpha() const { return summaries[0]; }
+  const ConfigSummary& beta() const { return summaries[1]; }
+  Corpus corpus;
+  std::vector<ConfigSummary> summaries;
+};
+
+TEST_F(ReportFixture, TornLastLineIsSkipped) {
+  // 17 complete lines; the 18th is a record cut off mid-write.
+  EXPECT_EQ(corpus.records.size(), 17u);
+  EXPECT_EQ(corpus.skipped_lines, 1);
+}
+
+TEST_F(ReportFixture, BestIsTheFastestCorrectKernelPerUnit) {
+  std::vector<std::tuple<std::string, std::string, int, int>> best;
+  for (const auto& r : corpus.records)
+    if (r.value("best", false))
+      best.emplace_back(r["config"], r["problem"]["name"], r["sample"].get<int>(), r["turn"].get<int>());
+  // alpha: matmul turn 3 (1.6 beats 0.5 at turn 2), ReLU turn 1, LayerNorm turn 2; Softmax has none.
+  // beta: ReLU sample 0 turn 2 (0.9 beats 0.8), matmul sample 0 turn 1 (correct, untimed).
+  std::vector<std::tuple<std::string, std::string, int, int>> want = {
+      {"alpha", "19_ReLU", 0, 1},
+      {"alpha", "1_Square_matrix_multiplication_", 0, 3},
+      {"alpha", "40_LayerNorm", 0, 2},
+      {"beta", "19_ReLU", 0, 2},
+      {"beta", "1_Square_matrix_multiplication_", 0, 1},
+  };
+  std::sort(best.begin(), best.end());
+  std::sort(want.begin(), want.end());
+  EXPECT_EQ(best, want);
+}
+
+TEST_F(ReportFixture, AlphaFigures) {
+  const auto& s = alpha();
+  EXPECT_EQ(s.config, "alpha");
+  EXPECT_EQ(s.provider, "openai-chat");
+  // Units: matmul, ReLU, Softmax, LayerNorm (one sample each).
+  EXPECT_EQ(s.problems_attempted, 4);
+  EXPECT_EQ(s.units, 4);
+  // Compiled: matmul (turns 2, 3), ReLU, LayerNorm (incorrect compiled); Softmax only no_code and
+  // compile_error -> 3 of 4 = 75%.
+  EXPECT_EQ(s.units_compiled, 3);
+  EXPECT_DOUBLE_EQ(s.pct(s.units_compiled), 75.0);
+  // Correct: matmul, ReLU, LayerNorm -> 3 of 4.
+  EXPECT_EQ(s.units_correct, 3);
+  // Best speedups 1.6, 2.5, 1.2: > 0: 3, > 1: 3, > 1.5: 2 (1.6, 2.5), > 2: 1 (2.5).
+  EXPECT_EQ(s.fast_count.at("0"), 3);
+  EXPECT_EQ(s.fast_count.at("1.0"), 3);
+  EXPECT_EQ(s.fast_count.at("1.5"), 2);
+  EXPECT_EQ(s.fast_count.at("2.0"), 1);
+  EXPECT_EQ(s.verified_speedups, 3);
+  // Median of {1.2, 1.6, 2.5} = 1.6; geomean = (1.6*2.5*1.2)^(1/3) = 4.8^(1/3) = 1.68687...
+  ASSERT_TRUE(s.median_speedup);
+  EXPECT_DOUBLE_EQ(*s.median_speedup, 1.6);
+  ASSERT_TRUE(s.geomean_speedup);
+  EXPECT_NEAR(*s.geomean_speedup, std::cbrt(4.8), 1e-12);
+  EXPECT_NEAR(*s.geomean_speedup, 1.686865, 1e-6);
+  EXPECT_DOUBLE_EQ(*s.median_speedup_of_wins, 1.6);
+  // Tokens: 8 evaluations x 150 + the harness failure's 150 + the provider failure's 0 = 1350;
+  // cost 9 x $0.01 = $0.09. Per problem /4: 337.5 tokens, $0.0225. Per correct /3: 450, $0.03.
+  EXPECT_EQ(s.evaluations, 8);
+  EXPECT_EQ(s.tokens, 1350);
+  EXPECT_NEAR(s.cost_usd, 0.09, 1e-12);
+  EXPECT_DOUBLE_EQ(*s.tokens_per_problem, 337.5);
+  EXPECT_NEAR(*s.cost_per_problem, 0.0225, 1e-12);
+  EXPECT_DOUBLE_EQ(*s.tokens_per_correct, 450.0);
+  EXPECT_NEAR(*s.cost_per_correct, 0.03, 1e-12);
+  // Kernel failures: compile_error 2 (matmul t1, Softmax t2), no_code 1, incorrect 1.
+  EXPECT_EQ(s.kernel_failures_total(), 4);
+  EXPECT_EQ(s.kernel_failures.at("compile_error"), 2);
+  EXPECT_EQ(s.kernel_failures.at("no_code"), 1);
+  EXPECT_EQ(s.kernel_failures.at("incorrect"), 1);
+  // Provider failures are not kernel failures: one 503 (server) on Softmax turn 3.
+  EXPECT_EQ(s.provider_failures_total(), 1);
+  EXPECT_EQ(s.provider_failures.at("server"), 1);
+  EXPECT_EQ(s.harness_failures, 1);
+  // Categories: matmul 1/1 faster 1 (1.6); activation 2 units (ReLU, Softmax), 1 correct, 1 faster
+  // (2.5); norm 1/1, faster 1 (1.2).
+  EXPECT_EQ(s.categories.at("matmul").units, 1);
+  EXPECT_EQ(s.categories.at("matmul").faster, 1);
+  EXPECT_EQ(s.categories.at("activation").units, 2);
+  EXPECT_EQ(s.categories.at("activation").correct, 1);
+  EXPECT_DOUBLE_EQ(*s.categories.at("activation").median_speedup, 2.5);
+  EXPECT_DOUBLE_EQ(*s.categories.at("norm").median_speedup, 1.2);
+}
+
+TEST_F(ReportFixture, BetaFigures) {
+  const auto& s = beta();
+  // Units with a reply: ReLU s0, ReLU s1, matmul s0 (3); cumsum has only a provider failure.
+  EXPECT_EQ(s.units, 3);
+  EXPECT_EQ(s.units_no_reply, 1);
+  EXPECT_EQ(s.problems_attempted, 2);
+  // Compiled: all three (runtime_error compiled). Correct: ReLU s0 and matmul s0 -> 2/3 = 66.67%.
+  EXPECT_EQ(s.units_compiled, 3);
+  EXPECT_EQ(s.units_correct, 2);
+  EXPECT_NEAR(s.pct(s.units_correct), 200.0 / 3.0, 1e-9);
+  // Best timed speedups: {0.9} (matmul's correct kernel is untimed: counts for fast_0 only).
+  EXPECT_EQ(s.fast_count.at("0"), 2);
+  EXPECT_EQ(s.fast_count.at("1.0"), 0);
+  EXPECT_EQ(s.verified_speedups, 0);
+  EXPECT_DOUBLE_EQ(*s.median_speedup, 0.9);
+  EXPECT_DOUBLE_EQ(*s.geomean_speedup, 0.9);
+  EXPECT_FALSE(s.median_speedup_of_wins);
+  // Tokens: 4 evaluations x (1000 + 200 + 300) = 6000, cost 4 x $0.1 = $0.4; per problem /2; per correct /2.
+  EXPECT_EQ(s.tokens, 6000);
+  EXPECT_NEAR(s.cost_usd, 0.4, 1e-12);
+  EXPECT_DOUBLE_EQ(*s.tokens_per_problem, 3000.0);
+  EXPECT_NEAR(*s.cost_per_correct, 0.2, 1e-12);
+  EXPECT_EQ(s.kernel_failures_total(), 1);
+  EXPECT_EQ(s.kernel_failures.at("runtime_error"), 1);
+  EXPECT_EQ(s.provider_failures.at("rate_limit"), 1);
+  EXPECT_EQ(s.provider_failures.at("network"), 1);
+}
+
+TEST_F(ReportFixture, FormatsCarryTheFigures) {
+  auto md = format_report(summaries, ReportFormat::md, "fixture");
+  EXPECT_NE(md.find("| correct (fast_0) | 3/4 (75.0%) | 2/3 (66.7%) |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| median speedup (correct) | 1.600x | 0.900x |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| verified speedups | 3 of 4 | 0 of 3 |"), std::string::npos) << md;
+  auto csv = format_report(summaries, ReportFormat::csv, "fixture");
+  EXPECT_NE(csv.find(",alpha,openai-chat,m-a,4,4,3,75.00,3,75.00,0.7500,0.7500,0.5000,0.2500,3,1.6000,"),
+            std::string::npos)
+      << csv;
+  auto j = nlohmann::json::parse(format_report(summaries, ReportFormat::json, "fixture"));
+  EXPECT_EQ(j["configurations"][0]["fast_p"]["1.5"]["count"], 2);
+  EXPECT_EQ(j["configurations"][1]["provider_failures"]["total"], 2);
+}
+
+TEST(Report, MedianAndGeomean) {
+  EXPECT_FALSE(median({}));
+  EXPECT_DOUBLE_EQ(*median({3, 1, 2}), 2.0);
+  EXPECT_DOUBLE_EQ(*median({4, 1, 2, 3}), 2.5);
+  EXPECT_NEAR(*geometric_mean({1, 4}), 2.0, 1e-12);
+}
+
+}  // namespace
+}  // namespace kf::agent

@@ -1,0 +1,76 @@
+#include <filesystem>
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+#include "agent/prompt_templates.h"
+
+namespace kf::agent {
+namespace {
+
+TEST(RenderTemplate, ReplacesNamedPlaceholders) {
+  auto r = render_template("a {{x}} b {{y}}{{x}}", {{"x", "1"}, {"y", "two"}}, "t");
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(*r, "a 1 b two1");
+}
+
+TEST(RenderTemplate, ValuesAreNotRescanned) {
+  auto r = render_template("{{code}}", {{"code", "int a[2] = {{1},{2}};"}}, "t");
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(*r, "int a[2] = {{1},{2}};");
+}
+
+TEST(RenderTemplate, MissingPlaceholderIsAnErrorNamingIt) {
+  auto r = render_template("hello {{nme}}", {{"name", "x"}}, "first_turn");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("{{nme}}"), std::string::npos);
+  EXPECT_NE(r.error().message.find("first_turn"), std::string::npos);
+  EXPECT_NE(r.error().message.find("name"), std::string::npos);
+}
+
+TEST(RenderTemplate, UnclosedPlaceholderIsAnError) {
+  EXPECT_FALSE(render_template("x {{name", {{"name", "v"}}, "t").ok());
+}
+
+TEST(PromptTemplates, ShippedTemplatesRenderWithTheDocumentedVariables) {
+  auto t = PromptTemplates::load(nlohmann::json::object(), ".", KFORGE_TEST_SOURCE_DIR "/prompts");
+  ASSERT_TRUE(t.ok()) << t.error().message;
+  TemplateVars first = {{"language", "CUDA"},        {"problem_name", "19_ReLU"},
+                        {"problem_source", "class Model: pass"}, {"signature", "// sig"},
+                        {"kforge_h", "/* header */"},   {"code_label", "cuda"},
+                        {"file_kind", ".cu"},           {"allowed_libraries", "CUDA runtime"},
+                        {"target", "NVIDIA H200 (sm_90a)"}};
+  auto r = t->render("first_turn", first);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_NE(r->find("class Model: pass"), std::string::npos);
+  EXPECT_NE(r->find("NVIDIA H200 (sm_90a)"), std::string::npos);
+  EXPECT_TRUE(t->render("system", {{"language", "CUDA"}}).ok());
+  EXPECT_TRUE(t->render("compile_error", {{"compiler_errors", "e"}}).ok());
+  EXPECT_TRUE(t->render("incorrect", {{"failed_check", "c"}, {"details", "d"}}).ok());
+  EXPECT_TRUE(t->render("runtime_error", {{"error", "e"}}).ok());
+  EXPECT_TRUE(t->render("timeout", {{"error", "e"}}).ok());
+  EXPECT_TRUE(t->render("rejected", {{"reason", "r"}}).ok());
+  EXPECT_TRUE(t->render("correct", {{"time_ms", "1"}, {"ref_time_ms", "2"}, {"speedup", "2"}}).ok());
+  EXPECT_TRUE(t->render("no_code", {{"reason", "r"}, {"code_label", "cuda"}}).ok());
+}
+
+TEST(PromptTemplates, OverrideReplacesOneTemplate) {
+  auto dir = std::filesystem::temp_directory_path() / "kforge_agent_templates_test";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "mine.txt") << "Speed: {{speedup}}\n";
+  auto t = PromptTemplates::load({{"correct", "mine.txt"}}, dir.string(), KFORGE_TEST_SOURCE_DIR "/prompts");
+  ASSERT_TRUE(t.ok()) << t.error().message;
+  auto r = t->render("correct", {{"speedup", "3.0"}, {"time_ms", "1"}, {"ref_time_ms", "3"}});
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(*r, "Speed: 3.0");
+  std::filesystem::remove_all(dir);
+}
+
+TEST(PromptTemplates, UnknownOverrideNameIsAnError) {
+  auto t = PromptTemplates::load({{"corect", "x.txt"}}, ".", KFORGE_TEST_SOURCE_DIR "/prompts");
+  ASSERT_FALSE(t.ok());
+  EXPECT_NE(t.error().message.find("corect"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace kf::agent

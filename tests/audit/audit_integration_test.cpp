@@ -1,0 +1,86 @@
+// `kforge audit` end to end on the host backend (CPU torch), and the DLRM-Bench files at tiny sizes.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "test_process.h"
+
+namespace {
+
+using namespace kf::audit_test;
+
+class AuditIntegration : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!python_has_torch()) GTEST_SKIP() << python() << " has no torch; set KFORGE_PYTHON (scripts/python-env.sh)";
+  }
+  std::string audit(const std::string& arguments) const {
+    return quote(kforge()) + " audit --backend host --python " + quote(python()) + " " + arguments;
+  }
+};
+
+const nlohmann::json* find_row(const nlohmann::json& report, const std::string& problem, const std::string& trivial) {
+  for (const auto& p : report["problems"]) {
+    if (p["name"] != problem) continue;
+    for (const auto& row : p["trivial"]) {
+      if (row["trivial"] == trivial) return &row;
+    }
+  }
+  return nullptr;
+}
+
+TEST_F(AuditIntegration, ZerosPassLooseAllcloseButNotTheVerifier) {
+  const auto r = run_command(audit("--seeds 2 --json --problems " + quote(source("tests/audit/problems"))) +
+                             " 2>/dev/null");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  const auto report = nlohmann::json::parse(r.out);
+  ASSERT_EQ(report["problems"].size(), 3u);
+  EXPECT_EQ(report["totals"]["errors"], 0);
+
+  const auto* zeros = find_row(report, "1_tiny_magnitude", "zeros");
+  ASSERT_NE(zeros, nullptr) << r.out;
+  EXPECT_TRUE((*zeros)["allclose"]["1e-2"]["passes"].get<bool>());
+  EXPECT_EQ((*zeros)["allclose"]["1e-2"]["trials"], 2);
+  EXPECT_FALSE((*zeros)["allclose"]["1e-4"]["passes"].get<bool>());
+  EXPECT_FALSE((*zeros)["kforge"]["passes"].get<bool>());
+
+  const auto* relu_zeros = find_row(report, "2_relu", "zeros");
+  ASSERT_NE(relu_zeros, nullptr);
+  EXPECT_FALSE((*relu_zeros)["allclose"]["1e-2"]["passes"].get<bool>());
+  EXPECT_NE(find_row(report, "2_relu", "passthrough:x"), nullptr);
+  EXPECT_NE(find_row(report, "2_relu", "partial_0.3pct"), nullptr);
+  EXPECT_NE(find_row(report, "2_relu", "constant"), nullptr);
+
+  EXPECT_EQ(report["totals"]["allclose"]["1e-2"]["problems"], 1);
+  EXPECT_EQ(report["totals"]["kforge"]["problems"], 0);
+}
+
+TEST_F(AuditIntegration, TablePrintsTotals) {
+  const auto r = run_command(audit("--seeds 1 --problems " + quote(source("tests/audit/problems/1_tiny_magnitude.py"))) +
+                             " 2>/dev/null");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("allclose@1e-2"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("kforge verifier: a trivial output passes on 0 of 1 problems"), std::string::npos) << r.out;
+}
+
+TEST_F(AuditIntegration, BrokenProblemIsNamed) {
+  const auto r = run_command(audit("--seeds 1 --problems " + quote(source("tests/audit/bad_problems"))) + " 2>&1");
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_NE(r.out.find("1_raises"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("broken on purpose"), std::string::npos) << r.out;
+}
+
+TEST_F(AuditIntegration, MissingPathIsBadUsage) {
+  const auto r = run_command(audit("--problems /nonexistent/problem.py") + " 2>&1");
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_NE(r.out.find("does not exist"), std::string::npos) << r.out;
+}
+
+TEST(DlrmBenchFiles, LoadAndRunAtTinySizes) {
+  if (!python_has_torch()) GTEST_SKIP() << python() << " has no torch; set KFORGE_PYTHON (scripts/python-env.sh)";
+  const auto r = run_command(quote(python()) + " " + quote(source("tests/audit/check_dlrm_problems.py")) + " " +
+                             quote(source("problems/dlrm")) + " 2>&1");
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+}
+
+}  // namespace

@@ -1,0 +1,106 @@
+// KernelBench level-1 problems on a real GPU (label gpu; skipped without a GPU or without the problems).
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include "evaluator/evaluator.h"
+#include "test_support.h"
+
+namespace fs = std::filesystem;
+using namespace kf::eval;
+using namespace kf::eval::test;
+
+namespace {
+
+std::string level1_dir() {
+  const char* e = std::getenv("KFORGE_KERNELBENCH_LEVEL1");
+  return e && *e ? e : KFORGE_KERNELBENCH_LEVEL1;
+}
+
+bool have_gpu() { return access("/dev/nvidia0", F_OK) == 0 || access("/dev/nvidiactl", F_OK) == 0; }
+
+class GpuEval : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    python_ = python_with_torch();
+    if (python_.empty() || !have_gpu() || !fs::exists(level1_dir())) return;
+    EvaluatorOptions o;
+    o.backend = Backend::cuda;
+    o.python = python_;
+    o.runner_path = runner_path();
+    if (const char* c = std::getenv("KFORGE_TEST_CACHE_DIR"); c && *c) o.cache_dir = c;
+    auto e = Evaluator::create(o);
+    ASSERT_TRUE(e.ok()) << e.error().message;
+    eval_ = std::move(e.value()).release();
+    std::ifstream in(fs::path(level1_dir()).parent_path() / "h200_level1_facts.json");
+    if (in) facts_ = nlohmann::json::parse(in, nullptr, false);
+  }
+  static void TearDownTestSuite() {
+    delete eval_;
+    eval_ = nullptr;
+  }
+  void SetUp() override {
+    if (python_.empty()) GTEST_SKIP() << "no python3 with torch";
+    if (!have_gpu()) GTEST_SKIP() << "no GPU";
+    if (!fs::exists(level1_dir())) GTEST_SKIP() << "KernelBench level 1 not found at " << level1_dir();
+    ASSERT_NE(eval_, nullptr);
+  }
+
+  std::string find_problem(const std::string& prefix) {
+    for (const auto& e : fs::directory_iterator(level1_dir()))
+      if (e.path().filename().string().rfind(prefix + "_", 0) == 0) return e.path().string();
+    return {};
+  }
+
+  // Evaluates, prints one figure line for the benchmark table, checks the baseline against the facts.
+  Verdict check(const std::string& prefix, const std::string& candidate, bool expect_correct) {
+    std::string prob = find_problem(prefix);
+    EXPECT_FALSE(prob.empty()) << prefix;
+    Verdict v = eval_->evaluate_file(prob, src("tests/evaluator/cuda/" + candidate));
+    std::printf("GPUFIG problem=%s candidate=%s verdict=%s time_ms=%.4f ref_ms=%.4f speedup=%.3f compile_s=%.2f "
+                "eval_s=%.2f\n",
+                fs::path(prob).stem().c_str(), candidate.c_str(), v.verdict.c_str(), v.time_ms.value_or(-1),
+                v.ref_time_ms.value_or(-1), v.speedup.value_or(-1), v.compile_s, v.eval_s);
+    if (expect_correct) {
+      EXPECT_EQ(v.verdict, "correct") << reasons_text(v) << "\n" << v.compiler_output;
+      std::string stem = fs::path(prob).stem().string();
+      if (v.ref_time_ms && facts_.is_object() && facts_["problems"].contains(stem)) {
+        double fact = facts_["problems"][stem]["eager_ms"].get<double>();
+        std::printf("GPUFIG baseline %s measured=%.4f facts=%.4f ratio=%.3f\n", stem.c_str(), *v.ref_time_ms, fact,
+                    *v.ref_time_ms / fact);
+        EXPECT_NEAR(*v.ref_time_ms / fact, 1.0, 0.15) << stem << ": measured " << *v.ref_time_ms << " ms";
+      }
+    }
+    return v;
+  }
+
+  static inline std::string python_;
+  static inline Evaluator* eval_ = nullptr;
+  static inline nlohmann::json facts_;
+};
+
+TEST_F(GpuEval, Matmul1) { check("1", "matmul.cu", true); }
+TEST_F(GpuEval, Relu19) { check("19", "relu.cu", true); }
+TEST_F(GpuEval, Softmax23) { check("23", "softmax.cu", true); }
+TEST_F(GpuEval, LayerNorm40) { check("40", "layernorm.cu", true); }
+TEST_F(GpuEval, Conv50) { check("50", "conv2d.cu", true); }
+TEST_F(GpuEval, CrossEntropy95) { check("95", "cross_entropy.cu", true); }
+
+TEST_F(GpuEval, SoftmaxZerosRejected) {
+  Verdict v = check("23", "softmax_zeros.cu", false);
+  EXPECT_FALSE(v.correct);
+  EXPECT_EQ(v.verdict, "rejected") << reasons_text(v);
+  EXPECT_TRUE(has_reason(v, "rejected.trivial_output")) << reasons_text(v);
+}
+
+TEST_F(GpuEval, EnvironmentReportsTheGpu) {
+  auto e = eval_->environment();
+  ASSERT_TRUE(e.ok()) << e.error().message;
+  std::printf("GPUFIG env %s\n", e->to_json().dump().c_str());
+  EXPECT_FALSE(e->gpu_name.empty());
+}
+
+}  // namespace

@@ -1,0 +1,204 @@
+// The whole pipeline on the host backend (CPU torch, g++ candidates, real processes): label integration.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "evaluator/evaluator.h"
+#include "test_support.h"
+
+namespace fs = std::filesystem;
+using namespace kf::eval;
+using namespace kf::eval::test;
+
+namespace {
+
+class HostEval : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    python_ = python_with_torch();
+    if (python_.empty()) return;
+    EvaluatorOptions o = options();
+    auto e = Evaluator::create(o);
+    ASSERT_TRUE(e.ok()) << e.error().message;
+    eval_ = std::move(e.value()).release();
+  }
+  static void TearDownTestSuite() {
+    delete eval_;
+    eval_ = nullptr;
+  }
+  static EvaluatorOptions options() {
+    EvaluatorOptions o;
+    o.backend = Backend::host;
+    o.python = python_;
+    o.cache_dir = std::string(KFORGE_TEST_BINARY_DIR) + "/evaluator-test-cache";
+    o.runner_path = runner_path();
+    o.min_timed_calls = 3;
+    o.max_timed_calls = 5;
+    o.warmup_calls = 1;
+    o.timing_budget_ms = 1;
+    o.runner_timeout_s = 30;
+    return o;
+  }
+  void SetUp() override {
+    if (python_.empty()) GTEST_SKIP() << "no python3 with torch (set KFORGE_PYTHON)";
+  }
+  Verdict run(const std::string& prob, const std::string& cand) {
+    return eval_->evaluate_file(problem(prob), host_candidate(cand));
+  }
+  static inline std::string python_;
+  static inline Evaluator* eval_ = nullptr;
+};
+
+TEST_F(HostEval, HonestCandidatePasses) {
+  Verdict v = run("scale_add.py", "scale_add_honest.cpp");
+  EXPECT_EQ(v.verdict, "correct") << reasons_text(v);
+  EXPECT_TRUE(v.correct);
+  EXPECT_EQ(v.exit_code(), 0);
+  ASSERT_TRUE(v.time_ms.has_value());
+  ASSERT_TRUE(v.ref_time_ms.has_value());
+  EXPECT_TRUE(v.speedup.has_value());
+  // At least 3 trials plus the re-validation after timing, with different distributions.
+  ASSERT_GE(v.checks["trials"].size(), 4u);
+  EXPECT_EQ(v.checks["trials"][0]["variant"], "own");
+  EXPECT_NE(v.checks["trials"][1]["variant"], "own");
+  EXPECT_EQ(v.checks["runner_tree_empty"], true);
+  auto j = v.to_json();
+  for (const char* k : {"problem", "backend", "verdict", "correct", "reasons", "checks", "time_ms", "ref_time_ms",
+                        "speedup", "flags", "compile_s", "eval_s"})
+    EXPECT_TRUE(j.contains(k)) << k;
+}
+
+TEST_F(HostEval, StateDictEntriesAreInputs) {
+  Verdict v = run("linear.py", "linear_honest.cpp");
+  EXPECT_EQ(v.verdict, "correct") << reasons_text(v);
+  auto sig = eval_->signature(problem("linear.py"));
+  ASSERT_TRUE(sig.ok()) << sig.error().message;
+  ASSERT_EQ(sig->inputs.size(), 3u);
+  EXPECT_EQ(sig->inputs[0].name, "x");
+  EXPECT_EQ(sig->inputs[1].name, "fc.weight");
+  EXPECT_EQ(sig->inputs[2].name, "fc.bias");
+  EXPECT_EQ(sig->outputs[0].shape, (std::vector<int64_t>{8, 4}));
+  std::string decl = sig->to_c_declaration();
+  EXPECT_NE(decl.find("fc.weight: KF_FLOAT32 [4, 16]"), std::string::npos) << decl;
+  EXPECT_NE(decl.find("int kf_forward("), std::string::npos);
+}
+
+TEST_F(HostEval, SecondCompileIsACacheHit) {
+  Compiled a = eval_->compile(host_candidate("scale_add_honest.cpp"));
+  Compiled b = eval_->compile(host_candidate("scale_add_honest.cpp"));
+  ASSERT_TRUE(a.ok());
+  ASSERT_TRUE(b.ok());
+  EXPECT_TRUE(b.cache_hit);
+  EXPECT_EQ(a.library_path, b.library_path);
+}
+
+TEST_F(HostEval, CompileErrorKeepsFirstErrorLines) {
+  Verdict v = run("scale_add.py", "compile_error.cpp");
+  EXPECT_EQ(v.verdict, "compile_error");
+  EXPECT_EQ(v.exit_code(), 1);
+  ASSERT_FALSE(v.reasons.empty());
+  EXPECT_NE(v.reasons[0].detail.find("undeclared_identifier_here"), std::string::npos) << v.reasons[0].detail;
+  EXPECT_NE(v.compiler_output.find("error"), std::string::npos);
+}
+
+TEST_F(HostEval, ZerosOnTinyReferenceAreRejected) {
+  Verdict ok = run("tiny_ref.py", "tiny_ref_honest.cpp");
+  EXPECT_EQ(ok.verdict, "correct") << reasons_text(ok);
+  Verdict v = run("tiny_ref.py", "tiny_ref_zeros.cpp");
+  EXPECT_FALSE(v.correct);
+  EXPECT_EQ(v.verdict, "rejected") << reasons_text(v);
+  EXPECT_TRUE(has_reason(v, "rejected.trivial_output")) << reasons_text(v);
+  EXPECT_NE(reasons_text(v).find("'zeros'"), std::string::npos) << reasons_text(v);
+}
+
+TEST_F(HostEval, TrivialStatsShowAllcloseBlindSpot) {
+  auto r = eval_->trivial_stats(problem("tiny_ref.py"), 0, {1e-2, 1e-5});
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  bool found = false;
+  for (const auto& t : *r) {
+    if (t.trivial != "zeros") continue;
+    found = true;
+    EXPECT_FALSE(t.judge_passes);
+    ASSERT_EQ(t.allclose.size(), 2u);
+    EXPECT_TRUE(t.allclose[0].second);   // allclose(atol=1e-2) accepts zeros here
+    EXPECT_FALSE(t.allclose[1].second);
+    EXPECT_NEAR(t.stats.rel_l2, 1.0, 1e-9);
+  }
+  EXPECT_TRUE(found);
+}
+
+TEST_F(HostEval, ConstantIsRejected) {
+  Verdict v = run("scale_add.py", "scale_add_constant.cpp");
+  EXPECT_EQ(v.verdict, "rejected") << reasons_text(v);
+  EXPECT_NE(reasons_text(v).find("'constant'"), std::string::npos) << reasons_text(v);
+}
+
+TEST_F(HostEval, PassthroughIsRejected) {
+  Verdict v = run("scale_add.py", "scale_add_passthrough.cpp");
+  EXPECT_EQ(v.verdict, "rejected") << reasons_text(v);
+  EXPECT_NE(reasons_text(v).find("'passthrough:x'"), std::string::npos) << reasons_text(v);
+}
+
+TEST_F(HostEval, PartialWriteIsRejected) {
+  Verdict v = run("scale_add.py", "scale_add_partial.cpp");
+  EXPECT_FALSE(v.correct);
+  EXPECT_TRUE(has_reason(v, "incorrect.unwritten")) << reasons_text(v);
+}
+
+TEST_F(HostEval, InputModificationIsRejected) {
+  Verdict v = run("scale_add.py", "scale_add_modifies_input.cpp");
+  EXPECT_EQ(v.verdict, "rejected") << reasons_text(v);
+  EXPECT_TRUE(has_reason(v, "rejected.input_modified")) << reasons_text(v);
+  EXPECT_NE(reasons_text(v).find("'y'"), std::string::npos);
+}
+
+TEST_F(HostEval, CrashIsARuntimeErrorNamingTheSignal) {
+  Verdict v = run("scale_add.py", "crash.cpp");
+  EXPECT_EQ(v.verdict, "runtime_error") << reasons_text(v);
+  EXPECT_TRUE(has_reason(v, "runtime_error.signal"));
+  EXPECT_NE(reasons_text(v).find("SIGSEGV"), std::string::npos) << reasons_text(v);
+  EXPECT_EQ(v.exit_code(), 1);
+}
+
+TEST_F(HostEval, NonZeroReturnIsARuntimeError) {
+  Verdict v = run("scale_add.py", "returns_error.cpp");
+  EXPECT_EQ(v.verdict, "runtime_error") << reasons_text(v);
+  EXPECT_TRUE(has_reason(v, "runtime_error.return_code"));
+}
+
+TEST_F(HostEval, BrokenReferenceIsBadInput) {
+  Verdict v = run("reference_raises.py", "scale_add_honest.cpp");
+  EXPECT_EQ(v.verdict, "harness_error");
+  EXPECT_EQ(v.exit_code(), 2);
+  EXPECT_NE(reasons_text(v).find("reference_raises.py"), std::string::npos) << reasons_text(v);
+  EXPECT_NE(reasons_text(v).find("broken on purpose"), std::string::npos) << reasons_text(v);
+  Verdict missing = run("does_not_exist.py", "scale_add_honest.cpp");
+  EXPECT_EQ(missing.exit_code(), 2) << reasons_text(missing);
+}
+
+TEST_F(HostEval, WrongCandidateKindIsBadUsage) {
+  Verdict v = eval_->evaluate_file(problem("scale_add.py"), src("tests/evaluator/cuda/relu.cu"));
+  EXPECT_EQ(v.exit_code(), 2) << reasons_text(v);
+}
+
+TEST_F(HostEval, EndlessLoopTimesOutAndLeavesNothing) {
+  EvaluatorOptions o = options();
+  o.runner_timeout_s = 3;
+  auto e = Evaluator::create(o);
+  ASSERT_TRUE(e.ok());
+  Verdict v = (*e)->evaluate_file(problem("scale_add.py"), host_candidate("endless.cpp"));
+  EXPECT_EQ(v.verdict, "timeout") << reasons_text(v);
+  EXPECT_TRUE(has_reason(v, "timeout"));
+  EXPECT_EQ(v.checks["runner_tree_empty"], true);
+}
+
+TEST(HostEvalOptions, RejectsFewerThanThreeTrials) {
+  EvaluatorOptions o;
+  o.backend = Backend::host;
+  o.trials = 2;
+  auto e = Evaluator::create(o);
+  ASSERT_FALSE(e.ok());
+  EXPECT_EQ(e.error().code, "usage.trials");
+}
+
+}  // namespace

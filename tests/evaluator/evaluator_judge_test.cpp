@@ -1,0 +1,121 @@
+// The judge's decisions on given statistics: label unit.
+#include <gtest/gtest.h>
+
+#include "evaluator/evaluator.h"
+
+using namespace kf::eval;
+
+namespace {
+
+OutputStats good() {
+  OutputStats s;
+  s.numel = 1000;
+  s.rel_l2 = 1e-7;
+  s.max_abs = 1e-6;
+  s.ref_rms = 1;
+  return s;
+}
+
+bool has(const std::vector<Reason>& r, const std::string& code) {
+  for (const auto& x : r)
+    if (x.code == code) return true;
+  return false;
+}
+
+TEST(Judge, AcceptsSmallError) { EXPECT_TRUE(judge_output("out", "float32", good()).empty()); }
+
+TEST(Judge, RelativeL2AboveToleranceIsIncorrect) {
+  auto s = good();
+  s.rel_l2 = 3e-4;  // TF32-like
+  EXPECT_TRUE(has(judge_output("out", "float32", s), "incorrect.rel_l2"));
+  EXPECT_TRUE(judge_output("out", "float16", s).empty());
+}
+
+TEST(Judge, UnwrittenNanParityElementwise) {
+  auto s = good();
+  s.unwritten = 997;
+  s.nan_inf_mismatch = 997;
+  auto r = judge_output("out", "float32", s);
+  EXPECT_TRUE(has(r, "incorrect.unwritten"));
+  EXPECT_FALSE(has(r, "incorrect.nan_parity"));  // the poison itself is not counted twice
+  auto p = good();
+  p.nan_inf_mismatch = 3;
+  EXPECT_TRUE(has(judge_output("out", "float32", p), "incorrect.nan_parity"));
+  auto e = good();
+  e.violations = 1;
+  e.first_violations = {42};
+  auto re = judge_output("out", "float32", e);
+  ASSERT_TRUE(has(re, "incorrect.elementwise"));
+  EXPECT_NE(re[0].detail.find("42"), std::string::npos);
+}
+
+TEST(Judge, IntegersMustMatchExactly) {
+  OutputStats s;
+  s.numel = 10;
+  s.floating = false;
+  s.mismatched_exact = 1;
+  EXPECT_TRUE(has(judge_output("idx", "int64", s), "incorrect.exact"));
+}
+
+TEST(Judge, NonTriviality) {
+  OutputStats zeros;
+  zeros.numel = 1000;
+  zeros.rel_l2 = 1.0;
+  zeros.violations = 1000;
+  OutputStats constant = zeros;
+  constant.rel_l2 = 1e-3;
+  std::vector<TrivialStats> t{{"zeros", zeros, 1.0}, {"constant", constant, 1e-3}};
+  std::vector<std::string> degenerate;
+  auto cand = good();
+  EXPECT_TRUE(judge_non_trivial("out", "float32", cand, t, &degenerate).empty());
+  cand.rel_l2 = 5e-5;  // within tolerance, but not 100x below the constant's 1e-3
+  EXPECT_TRUE(has(judge_non_trivial("out", "float32", cand, t, &degenerate), "rejected.trivial_output"));
+  t[0].distance_to_candidate = 0;  // the candidate IS the zeros output
+  auto r = judge_non_trivial("out", "float32", good(), t, &degenerate);
+  ASSERT_TRUE(has(r, "rejected.trivial_output"));
+  EXPECT_NE(r[0].detail.find("'zeros'"), std::string::npos);
+  EXPECT_TRUE(degenerate.empty());
+}
+
+TEST(Judge, TrivialThatPassesMarksDegenerate) {
+  OutputStats zeros;
+  zeros.numel = 10;
+  zeros.rel_l2 = 0;  // reference is all zeros
+  std::vector<TrivialStats> t{{"zeros", zeros, 0}};
+  std::vector<std::string> degenerate;
+  EXPECT_TRUE(judge_non_trivial("out", "float32", good(), t, &degenerate).empty());
+  ASSERT_EQ(degenerate.size(), 1u);
+  EXPECT_TRUE(trivial_passes("float32", zeros));
+}
+
+TEST(Judge, TolerancesOrderedByPrecision) {
+  EXPECT_LT(tolerance_for("float32").rel_l2, tolerance_for("float16").rel_l2);
+  EXPECT_LT(tolerance_for("float16").rel_l2, tolerance_for("bfloat16").rel_l2);
+  EXPECT_EQ(tolerance_for("int64").rel_l2, 0);
+}
+
+TEST(Verdict, ExitCodes) {
+  Verdict v;
+  v.verdict = "correct";
+  EXPECT_EQ(v.exit_code(), 0);
+  v.verdict = "incorrect";
+  EXPECT_EQ(v.exit_code(), 1);
+  v.verdict = "harness_error";
+  EXPECT_EQ(v.exit_code(), 3);
+  v.reasons = {{"problem.invalid", "x"}};
+  EXPECT_EQ(v.exit_code(), 2);
+}
+
+TEST(Signature, CDeclaration) {
+  Signature s;
+  s.problem = "/x/23_Softmax.py";
+  s.precision = "fp32";
+  s.inputs = {{"x", "float32", {4, 8}}};
+  s.outputs = {{"output0", "float32", {4, 8}}};
+  std::string d = s.to_c_declaration();
+  EXPECT_NE(d.find("23_Softmax"), std::string::npos);
+  EXPECT_NE(d.find("inputs[0]  x: KF_FLOAT32 [4, 8]"), std::string::npos) << d;
+  EXPECT_NE(d.find("num_inputs == 1"), std::string::npos);
+}
+
+}  // namespace

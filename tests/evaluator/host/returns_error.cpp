@@ -1,0 +1,3 @@
+#include "kforge.h"
+
+extern "C" int kf_forward(const kf_tensor*, int32_t, kf_tensor*, int32_t, void*) { return 7; }

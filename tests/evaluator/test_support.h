@@ -1,0 +1,42 @@
+#pragma once
+// Shared helpers of the evaluator tests: locating a python with torch and the test data.
+#include <cstdlib>
+#include <string>
+
+namespace kf::eval::test {
+
+// $KFORGE_PYTHON, else the first of python3 and /usr/bin/python3 that imports torch; empty if none.
+inline std::string python_with_torch() {
+  if (const char* p = std::getenv("KFORGE_PYTHON"); p && *p) return p;
+  for (std::string cand : {"python3", "/usr/bin/python3"}) {
+    std::string cmd = cand + " -c 'import torch' >/dev/null 2>&1";
+    if (std::system(cmd.c_str()) == 0) return cand;
+  }
+  return {};
+}
+
+// KFORGE_SOURCE_DIR overrides the configure-time source folder (tests run from a copied tree).
+inline std::string src(const std::string& rel) {
+  const char* o = std::getenv("KFORGE_SOURCE_DIR");
+  return std::string(o && *o ? o : KFORGE_TEST_SOURCE_DIR) + "/" + rel;
+}
+inline std::string runner_path() {
+  const char* o = std::getenv("KFORGE_RUNNER");
+  return o && *o ? o : std::string(KFORGE_TEST_BINARY_DIR) + "/kforge-runner";
+}
+inline std::string problem(const std::string& name) { return src("tests/evaluator/problems/" + name); }
+inline std::string host_candidate(const std::string& name) { return src("tests/evaluator/host/" + name); }
+
+inline bool has_reason(const Verdict& v, const std::string& code) {
+  for (const auto& r : v.reasons)
+    if (r.code == code) return true;
+  return false;
+}
+
+inline std::string reasons_text(const Verdict& v) {
+  std::string s = v.verdict + ":";
+  for (const auto& r : v.reasons) s += " [" + r.code + "] " + r.detail + ";";
+  return s;
+}
+
+}  // namespace kf::eval::test

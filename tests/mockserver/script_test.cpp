@@ -1,0 +1,106 @@
+#include <gtest/gtest.h>
+
+#include "mockserver/script.h"
+#include "mockserver/wire.h"
+
+namespace kf::mock {
+namespace {
+
+Result<Script> parse(const char* text) { return parse_script(nlohmann::json::parse(text)); }
+
+TEST(MockScript, DefaultsForPlainAndMatchedEntries) {
+  auto s = parse(R"([{"answer": "a"}, {"match": "relu", "answer": "b"}, {"answer": "c", "times": 3},
+                     {"match": "x", "times": 2, "answer": "d"}, {"answer": "e", "times": "unlimited"}])");
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  ASSERT_EQ(s->entries.size(), 5u);
+  EXPECT_EQ(s->entries[0].times, 1);
+  EXPECT_EQ(s->entries[1].times, -1);
+  EXPECT_EQ(s->entries[2].times, 3);
+  EXPECT_EQ(s->entries[3].times, 2);
+  EXPECT_EQ(s->entries[4].times, -1);
+}
+
+TEST(MockScript, ParsesFaultFields) {
+  auto s = parse(R"([{"status": 429, "retry_after": 2, "retry_after_ms": 1500, "x_should_retry": false,
+                      "error_type": "insufficient_quota", "delay_s": 0.5, "api": ["anthropic", "gemini"]},
+                     {"answer": "x", "stream_cut_after": {"bytes": 10, "abort": true}, "malformed_json": true,
+                      "error_event_mid_stream": {"after_events": 2, "type": "overloaded_error"},
+                      "sse": {"line_ending": "crlf", "comments": true}}])");
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  const auto& f = s->entries[0];
+  EXPECT_EQ(f.status, 429);
+  EXPECT_EQ(*f.retry_after, "2");
+  EXPECT_EQ(*f.retry_after_ms, 1500);
+  EXPECT_FALSE(*f.x_should_retry);
+  EXPECT_EQ(f.apis, (std::vector<Api>{Api::anthropic, Api::gemini}));
+  const auto& r = s->entries[1];
+  ASSERT_TRUE(r.stream_cut.has_value());
+  EXPECT_EQ(r.stream_cut->unit, StreamCut::Unit::bytes);
+  EXPECT_TRUE(r.stream_cut->abort_connection);
+  EXPECT_EQ(r.error_event->after_events, 2);
+  EXPECT_EQ(r.sse.line_ending, "\r\n");
+}
+
+TEST(MockScript, ReportsEveryProblemWithEntryAndField) {
+  auto s = parse(R"([{"answer": 5, "colour": "red"}, {"match": "(", "usage": {"input": -1, "bogus": 1}},
+                     {"status": 429, "answer": "x"}, {"reasoning_form": "tags", "times": 0}, 7])");
+  ASSERT_FALSE(s.ok());
+  const std::string& m = s.error().message;
+  for (const char* expected : {"entry 0: answer: must be a string", "entry 0: colour: unknown field",
+                               "entry 1: match: invalid regular expression", "entry 1: usage.input: must be >= 0",
+                               "entry 1: usage.bogus: unknown field", "entry 2: answer:", "entry 3: reasoning_form:",
+                               "entry 3: times: must be >= 1", "entry 4: must be an object"}) {
+    EXPECT_NE(m.find(expected), std::string::npos) << "missing '" << expected << "' in:\n" << m;
+  }
+}
+
+TEST(MockScript, RejectsNonList) {
+  auto s = parse(R"({"answer": "x"})");
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.error().message.find("JSON list"), std::string::npos);
+}
+
+TEST(MockScript, BuiltInDemoScriptHasACudaKernel) {
+  Script s = default_script();
+  ASSERT_EQ(s.entries.size(), 1u);
+  EXPECT_EQ(s.entries[0].times, -1);
+  EXPECT_NE(s.entries[0].answer.find("```cuda"), std::string::npos);
+  EXPECT_NE(s.entries[0].answer.find("kf_forward"), std::string::npos);
+}
+
+TEST(MockWire, SplitTextKeepsUtf8Whole) {
+  std::string text = "a\xC3\xA9" "b\xE2\x82\xAC" "c";  // a é b € c
+  auto pieces = split_text(text, 2);
+  std::string joined;
+  for (const auto& p : pieces) {
+    joined += p;
+    ASSERT_FALSE(p.empty());
+    EXPECT_NE(static_cast<unsigned char>(p[0]) & 0xC0, 0x80) << "piece starts inside a UTF-8 sequence";
+  }
+  EXPECT_EQ(joined, text);
+}
+
+TEST(MockWire, SerializeVariants) {
+  SseEvent ev{"message_stop", R"({"type":"message_stop"})"};
+  EXPECT_EQ(serialize(ev, {}), "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n");
+  SseVariant v;
+  v.line_ending = "\r\n";
+  v.comments = true;
+  v.multiline_data = true;
+  EXPECT_EQ(serialize(ev, v), ": keep-alive\r\nevent: message_stop\r\ndata: {\r\ndata: \"type\":\"message_stop\"}\r\n\r\n");
+}
+
+TEST(MockWire, ThinkFormsInChatContent) {
+  ResolvedReply r;
+  r.answer = "A";
+  r.reasoning = "R";
+  r.reasoning_form = ReasoningForm::think_tags;
+  EXPECT_EQ(chat_content_with_reasoning(r), "<think>R</think>\n\nA");
+  r.reasoning_form = ReasoningForm::think_close_only;
+  EXPECT_EQ(chat_content_with_reasoning(r), "R</think>\n\nA");
+  r.reasoning_form = ReasoningForm::reasoning;
+  EXPECT_EQ(chat_content_with_reasoning(r), "A");
+}
+
+}  // namespace
+}  // namespace kf::mock
