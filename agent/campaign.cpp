@@ -110,9 +110,9 @@ std::string random_hex(int n) {
   return s;
 }
 
-std::string fmt(const char* f, double v) {
+std::string fmt(double v, int decimals) {
   char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
   return buf;
 }
 
@@ -450,7 +450,7 @@ int run_campaign(const CampaignOptions& o) {
     std::lock_guard lock(totals.mu);
     std::string reason;
     if (o.budget_usd && totals.cost >= *o.budget_usd)
-      reason = "USD budget reached ($" + fmt("%.4f", totals.cost) + " of $" + fmt("%.4f", *o.budget_usd) + ")";
+      reason = "USD budget reached ($" + fmt(totals.cost, 4) + " of $" + fmt(*o.budget_usd, 4) + ")";
     else if (o.budget_tokens && totals.tokens >= *o.budget_tokens)
       reason = "token budget reached (" + std::to_string(totals.tokens) + " of " + std::to_string(*o.budget_tokens) + ")";
     if (reason.empty()) return true;
@@ -473,7 +473,7 @@ int run_campaign(const CampaignOptions& o) {
     double eta = done_this_session > 0 ? elapsed / done_this_session * remaining : -1;
     std::string s = "[" + std::to_string(totals.units_done) + "/" + std::to_string(total_units) + " units] " +
                     std::to_string(totals.units_correct) + " correct, " + std::to_string(totals.evaluations) +
-                    " evaluations, $" + fmt("%.4f", totals.cost) + ", " + std::to_string(totals.tokens) +
+                    " evaluations, $" + fmt(totals.cost, 4) + ", " + std::to_string(totals.tokens) +
                     " tokens, elapsed " + duration_text(elapsed) + ", ETA " + (remaining == 0 ? "0m00s" : duration_text(eta));
     return s;
   };
@@ -497,7 +497,7 @@ int run_campaign(const CampaignOptions& o) {
              " t" + std::to_string(r.value("turn", 0)) + ": ";
       if (kind == kKindEvaluation) {
         line += record_verdict(r);
-        if (auto sp = record_speedup(r); sp && record_correct(r)) line += " " + fmt("%.3fx", *sp);
+        if (auto sp = record_speedup(r); sp && record_correct(r)) line += " " + fmt(*sp, 3) + "x";
       } else if (kind == kKindProviderFailure) {
         line += "provider failure (" + r["error"].value("kind", "") + "): " + r["error"].value("message", "");
       } else {
@@ -573,8 +573,8 @@ int run_campaign(const CampaignOptions& o) {
   double wall = std::chrono::duration<double>(Clock::now() - started).count();
   double busy = judge.busy_seconds();
   log::info(progress_text());
-  log::info("evaluator busy " + fmt("%.1f", busy) + " s of " + fmt("%.1f", wall) + " s wall (" +
-            fmt("%.0f", wall > 0 ? 100.0 * busy / wall : 0.0) + "%)");
+  log::info("evaluator busy " + fmt(busy, 1) + " s of " + fmt(wall, 1) + " s wall (" +
+            fmt(wall > 0 ? 100.0 * busy / wall : 0.0, 0) + "%)");
   log::info("corpus: " + (fs::path(out) / kCorpusFile).string() + "; report: kforge report " + out);
 
   if (fatal) return kExitHarness;

@@ -23,14 +23,14 @@ std::optional<double> num(const nlohmann::json& j, const char* a, const char* b,
   return x[c].get<double>();
 }
 
-std::string fmt(const char* f, double v) {
+std::string fmt(double v, int decimals) {
   char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
   return buf;
 }
 
 std::string interval_text(const std::optional<std::pair<double, double>>& i) {
-  return i ? "[" + fmt("%.3f", i->first) + ", " + fmt("%.3f", i->second) + "]" : "-";
+  return i ? "[" + fmt(i->first, 3) + ", " + fmt(i->second, 3) + "]" : "-";
 }
 
 }  // namespace
@@ -126,7 +126,7 @@ int run_reverify(const ReverifyOptions& o) {
     auto ci = speedup_interval(claimed), ni = now.is_object() ? speedup_interval(now) : std::nullopt;
     res["claimed_interval"] = ci ? nlohmann::json::array({ci->first, ci->second}) : nlohmann::json(nullptr);
     res["interval"] = ni ? nlohmann::json::array({ni->first, ni->second}) : nlohmann::json(nullptr);
-    auto sp = [](const nlohmann::json& x) { return x.is_number() ? fmt("%.3fx", x.get<double>()) : std::string("-"); };
+    auto sp = [](const nlohmann::json& x) { return x.is_number() ? fmt(x.get<double>(), 3) + "x" : std::string("-"); };
     std::printf("| %s | %s | %d | %d | %s | %s | %s | %s | %s |\n", res["config"].get<std::string>().c_str(),
                 (*r)["problem"].value("name", "").c_str(), res["sample"].get<int>(), res["turn"].get<int>(),
                 sp(res["claimed_speedup"]).c_str(), interval_text(ci).c_str(),

@@ -52,6 +52,7 @@ void accumulate(ProblemAudit& audit, const std::vector<eval::TrivialReport>& rep
     row.kforge.trials += 1;
     row.kforge.passed += report.judge_passes ? 1 : 0;
     row.max_rel_l2 = std::max(row.max_rel_l2, report.stats.rel_l2);
+    row.max_mismatched = std::max(row.max_mismatched, report.stats.mismatched_exact);
   }
 }
 

@@ -37,6 +37,8 @@ struct TrivialRow {
   std::vector<PassCount> allclose;  // one per request tolerance, same order
   PassCount kforge;
   double max_rel_l2 = 0;            // worst relative L2 error of this trivial output over the trials
+  int64_t max_mismatched = 0;       // integer / bool outputs: most elements that differ on one trial
+  bool floating() const { return dtype.starts_with("float") || dtype.starts_with("bfloat"); }
 };
 
 struct ProblemAudit {

@@ -92,7 +92,7 @@ std::string render_table(const AuditReport& report) {
   std::vector<std::string> header = {"problem", "output", "trivial"};
   for (double tol : report.tolerances) header.push_back("allclose@" + format_tolerance(tol));
   header.push_back("kforge");
-  header.push_back("rel_l2");
+  header.push_back("error (worst trial)");
   rows.push_back(header);
   std::vector<std::string> errors;
   for (const auto& problem : report.problems) {
@@ -109,7 +109,8 @@ std::string render_table(const AuditReport& report) {
       std::vector<std::string> row = {problem.name, trivial.output, trivial.trivial};
       for (const auto& count : trivial.allclose) row.push_back(cell(count));
       row.push_back(cell(trivial.kforge));
-      row.push_back(format_number(trivial.max_rel_l2));
+      row.push_back(trivial.floating() ? "rel_l2 " + format_number(trivial.max_rel_l2)
+                                       : std::to_string(trivial.max_mismatched) + " elements differ");
       rows.push_back(row);
     }
   }
@@ -151,7 +152,8 @@ nlohmann::json to_json(const AuditReport& report) {
                         {"trivial", row.trivial},
                         {"allclose", allclose},
                         {"kforge", count_json(row.kforge)},
-                        {"max_rel_l2", row.max_rel_l2}});
+                        {"max_rel_l2", row.max_rel_l2},
+                        {"max_mismatched", row.max_mismatched}});
       }
       p["trivial"] = rows;
       nlohmann::json any = nlohmann::json::object();

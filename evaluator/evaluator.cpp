@@ -178,6 +178,7 @@ Result<std::unique_ptr<Evaluator>> Evaluator::create(const EvaluatorOptions& opt
   if (o.work_root.empty()) {
     o.work_root = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : fs::temp_directory_path().string();
   }
+  if (const char* r = std::getenv("KFORGE_RUNNER"); o.runner_path.empty() && r && *r) o.runner_path = r;
   if (o.runner_path.empty()) {
     std::error_code ec;
     auto self = fs::read_symlink("/proc/self/exe", ec);
@@ -346,7 +347,13 @@ Verdict Evaluator::Impl::evaluate(const std::string& problem, const Compiled& co
     v.correct = false;
     return v;
   };
+  auto phase = [&, last = t0](const std::string& name) mutable {
+    double t = now_s();
+    v.checks["phases_s"][name] = t - last;
+    last = t;
+  };
   auto loaded = load(problem);
+  phase("load");
   if (!loaded.ok())
     return harness(loaded.error().code == "oracle.problem" ? "problem.invalid" : "harness.oracle",
                    loaded.error().message);
@@ -384,11 +391,13 @@ Verdict Evaluator::Impl::evaluate(const std::string& problem, const Compiled& co
   if (auto st = runner.start(opt.runner_path, job_dir, env, now_s() + opt.runner_timeout_s); !st.ok())
     return harness("harness.runner", st.error().message);
   auto ready = runner.exchange(nullptr);
+  phase("setup");
   if (!runner_failed(v, ready, "start-up")) {
     bool ok = true;
     for (int k = 0; k < opt.trials && ok; ++k)
       ok = one_trial(v, runner, k, opt.seed + static_cast<uint64_t>(k), kVariants[k % 5],
                      "trial " + std::to_string(k));
+    phase("trials");
     if (ok && opt.time_candidate) {
       auto tm = runner.exchange({{"op", "time"},
                                  {"warmup", opt.warmup_calls},
@@ -398,6 +407,7 @@ Verdict Evaluator::Impl::evaluate(const std::string& problem, const Compiled& co
       if (!runner_failed(v, tm, "the timing loop")) {
         v.checks["timing"] = {{"candidate_events", tm.reply["events"]}, {"candidate_sync", tm.reply["sync"]}};
         v.time_ms = tm.reply["events"].value("median_ms", 0.0);
+        phase("timing");
         // Outputs re-validated after the timing loop, with fresh inputs in the same buffers.
         int k = opt.trials;
         ok = one_trial(v, runner, k, opt.seed + 1000 + static_cast<uint64_t>(k),
@@ -413,6 +423,7 @@ Verdict Evaluator::Impl::evaluate(const std::string& problem, const Compiled& co
       }
     }
   }
+  if (v.time_ms) phase("revalidation");
   runner.finish();
   v.checks["runner_tree_empty"] = runner.tree_empty();
   if (!runner.tree_empty()) v.flags.push_back("runner_survivors_killed");
@@ -424,10 +435,12 @@ Verdict Evaluator::Impl::evaluate(const std::string& problem, const Compiled& co
     v.checks["bytes_moved"] = bytes;
     if (opt.measure_baseline) {
       auto base = ask({{"op", "time_baseline"},
+                       {"cudnn_tf32", opt.baseline_cudnn_tf32},
                        {"warmup", opt.warmup_calls},
                        {"min_calls", opt.min_timed_calls},
                        {"max_calls", opt.max_timed_calls},
                        {"budget_ms", opt.timing_budget_ms}});
+      phase("baseline");
       if (base.ok()) {
         base->erase("ok");
         v.checks["timing"]["baseline"] = *base;

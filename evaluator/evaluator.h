@@ -28,7 +28,7 @@ struct EvaluatorOptions {
   std::string cache_dir;           // compile cache; empty: $XDG_CACHE_HOME/kforge or ~/.cache/kforge
   std::string cuda_home;           // toolkit root; empty: $CUDA_HOME, else /usr/local/cuda
   std::string gpu_arch;            // e.g. "sm_90a"; empty: detect (nvidia-smi compute_cap)
-  std::string runner_path;         // empty: kforge-runner beside the running kforge binary
+  std::string runner_path;         // empty: $KFORGE_RUNNER, else kforge-runner beside the running binary
   double compile_timeout_s = 300;
   double runner_timeout_s = 120;   // whole runner lifetime for one evaluation
   double oracle_timeout_s = 600;   // one oracle request (loading a big problem may take a while)
@@ -38,6 +38,10 @@ struct EvaluatorOptions {
   double timing_budget_ms = 2000;  // stop timing after this much measured time (after min calls)
   double suspicious_speedup = 10;  // flag "suspicious_speedup" above this ratio
   bool measure_baseline = true;
+  // Time the eager baseline with cuDNN TF32 allowed (torch's default, KernelBench's conditions) instead
+  // of with TF32 off like the reference. For comparisons with figures measured under torch defaults only:
+  // candidates must meet fp32 accuracy, so the default baseline is held to it too.
+  bool baseline_cudnn_tf32 = false;
   bool time_candidate = true;      // false: correctness only
 };
 

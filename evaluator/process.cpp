@@ -40,6 +40,9 @@ namespace {
   setpgid(0, 0);
   signal(SIGPIPE, SIG_DFL);
   if (err_fd >= 0) {
+    // stdout too: a child's prints must never reach the supervisor's stdout (e.g. `kforge eval --json`).
+    // Descriptors given in spec.fds (the oracle's protocol on fd 1) are applied afterwards and win.
+    dup2(err_fd, 1);
     dup2(err_fd, 2);
   }
   // Move wanted descriptors to high numbers first so that the dup2 targets cannot clobber sources.

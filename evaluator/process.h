@@ -19,7 +19,7 @@ struct ChildSpec {
   std::map<std::string, std::string> env;   // complete environment
   std::string workdir;
   std::vector<std::pair<int, int>> fds;     // (parent fd, child fd): dup2'ed in the child
-  std::string stderr_file;                  // empty: inherit
+  std::string stderr_file;                  // empty: inherit; else stdout and stderr go there (fds win)
   double cpu_limit_s = 0;                   // RLIMIT_CPU when > 0
 };
 

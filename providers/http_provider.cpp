@@ -85,6 +85,14 @@ AttemptResult HttpProvider::attempt_once(const HttpRequest& request, HttpExchang
   if (stream_error) return *stream_error;
   if (exchange.status != 0 && !is_success(exchange.status))
     return api::error_from_http(exchange.status, exchange.headers, body);
+  if (exchange.failure && stream && exchange.failure->kind == TransportFailureKind::cut) {
+    // The connection broke; if the stream had already delivered its end marker, the reply is whole.
+    parser.finish();
+    if (!stream_error) {
+      AttemptResult whole = decoder->finish();
+      if (std::holds_alternative<Reply>(whole)) return whole;
+    }
+  }
   if (exchange.failure) {
     AttemptError err;
     err.retryable = true;
@@ -146,6 +154,9 @@ ProviderResult<Reply> HttpProvider::complete(const std::vector<ChatMessage>& mes
       reply->latency_s = exchange.seconds;
       reply->cost_usd = cost_usd(reply->usage, config_.prices);
       if (reply->model.empty()) reply->model = config_.model;
+      // A model (or a server) echoing a key must not carry it into transcripts and the corpus.
+      reply->answer = secrets::redact(reply->answer);
+      reply->reasoning = secrets::redact(reply->reasoning);
       const auto& u = reply->usage;
       limiter_.refund_tokens(estimate - static_cast<double>(u.input_tokens + u.output_tokens + u.reasoning_tokens));
       if (raw_log) raw_log->write(outcome_text(result));
@@ -162,7 +173,7 @@ ProviderResult<Reply> HttpProvider::complete(const std::vector<ChatMessage>& mes
                                              uniform01());
     log::info(secrets::redact(config_.name + ": attempt " + std::to_string(attempt) + " failed (" +
                               to_string(error.kind) + ": " + error.detail + "); retrying in " +
-                              std::to_string(delay) + " s"));
+                              std::to_string(static_cast<int>(delay * 1000)) + " ms"));
     std::this_thread::sleep_for(std::chrono::duration<double>(delay));
   }
 }

@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <chrono>
+#include <cstdio>
 #include <memory>
 #include <mutex>
 
@@ -99,6 +100,12 @@ TransportFailureKind classify(CURLcode code, bool body_started) {
   }
 }
 
+std::string seconds_text(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", s);
+  return buf;
+}
+
 long to_ms(double s) { return s > 0 ? static_cast<long>(s * 1000.0 + 0.5) : 0L; }
 
 }  // namespace
@@ -155,7 +162,7 @@ HttpExchange http_post(const HttpRequest& request, const BodySink& sink) {
   } else if (st.idle_expired) {
     exchange.failure = TransportFailure{
         TransportFailureKind::idle_timeout,
-        "no data for " + std::to_string(request.timeouts.idle_s) + " s (timeouts.idle_s)"};
+        "no data for " + seconds_text(request.timeouts.idle_s) + " s (timeouts.idle_s)"};
   } else {
     exchange.failure = TransportFailure{classify(code, exchange.body_started), detail};
   }

@@ -3,13 +3,14 @@
 # gpu tests of the DLRM-Bench CUDA solutions. Writes JSON reports and tables into OUTDIR.
 #
 # Usage: scripts/gpu-audit.sh OUTDIR LEVEL1_DIR [PART...]
-#   PART: level1-a | level1-b | level1-c | level1-d (problems 1-25, 26-50, 51-75, 76-100), dlrm, tests.
+#   PART: level1-a | level1-b | level1-c | level1-d (problems 1-25, 26-50, 51-75, 76-100),
+#         level1:FIRST-LAST (e.g. level1:1-10), dlrm, tests.
 #   Without PART, everything runs (long: split it over several calls where a call is time-limited).
 # Environment: KFORGE_BUILD_DIR (default: build), KFORGE_PYTHON (default: see scripts/python-env.sh),
 #   KFORGE_AUDIT_SEEDS (default 3), KFORGE_AUDIT_PRECISION (default fp32).
 set -euo pipefail
 if [ $# -lt 2 ]; then
-  sed -n '2,10p' "${BASH_SOURCE[0]}" >&2
+  sed -n '2,11p' "${BASH_SOURCE[0]}" >&2
   exit 2
 fi
 out=$1
@@ -59,12 +60,16 @@ for part in "${parts[@]}"; do
     level1-b) mapfile -t files < <(level1_files 26 50); audit level1-b "${files[@]}" ;;
     level1-c) mapfile -t files < <(level1_files 51 75); audit level1-c "${files[@]}" ;;
     level1-d) mapfile -t files < <(level1_files 76 100); audit level1-d "${files[@]}" ;;
+    level1:*-*)
+      range=${part#level1:}
+      mapfile -t files < <(level1_files "${range%-*}" "${range#*-}")
+      audit "level1-${range}" "${files[@]}" ;;
     dlrm) audit dlrm problems/dlrm ;;
     tests)
       echo "== gpu tests: DLRM-Bench CUDA solutions =="
       "$build/audit_gpu_test" 2>&1 | tee "$out/dlrm-cuda-tests.txt" || status_all=1
       ;;
-    *) echo "unknown part '$part' (level1-a..d, dlrm, tests)" >&2; exit 2 ;;
+    *) echo "unknown part '$part' (level1-a..d, level1:FIRST-LAST, dlrm, tests)" >&2; exit 2 ;;
   esac
 done
 

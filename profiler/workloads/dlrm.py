@@ -90,7 +90,7 @@ def main():
     if train:
         dense_params = [p for n, p in model.named_parameters() if not n.startswith("tables.")]
         opt_dense = torch.optim.SGD(dense_params, lr=0.005)
-        opt_sparse = torch.optim.SGD(model.tables.parameters(), lr=0.005)
+        opt_sparse = torch.optim.SGD(model.tables.parameters(), lr=0.005, foreach=False)
 
         def step():
             dense, indices, offsets, labels = batches[it[0] % len(batches)]

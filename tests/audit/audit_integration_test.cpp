@@ -50,6 +50,13 @@ TEST_F(AuditIntegration, ZerosPassLooseAllcloseButNotTheVerifier) {
   EXPECT_NE(find_row(report, "2_relu", "passthrough:x"), nullptr);
   EXPECT_NE(find_row(report, "2_relu", "partial_0.3pct"), nullptr);
   EXPECT_NE(find_row(report, "2_relu", "constant"), nullptr);
+  // The 0.3% partial write and the mean fail everywhere here, as does zeros for the integer output.
+  const auto* partial = find_row(report, "1_tiny_magnitude", "partial_0.3pct");
+  ASSERT_NE(partial, nullptr);
+  EXPECT_FALSE((*partial)["kforge"]["passes"].get<bool>());
+  for (const auto& p : report["problems"]) {
+    for (const auto& row : p["trivial"]) EXPECT_FALSE(row["kforge"]["passes"].get<bool>()) << row.dump();
+  }
 
   EXPECT_EQ(report["totals"]["allclose"]["1e-2"]["problems"], 1);
   EXPECT_EQ(report["totals"]["kforge"]["problems"], 0);

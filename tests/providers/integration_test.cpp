@@ -2,7 +2,12 @@
 // not, replies, reasoning forms, faults, retries, usage/cost and key hygiene.
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
+
+#include <atomic>
 #include <cstdlib>
+#include <fstream>
+#include <thread>
 #include <filesystem>
 #include <string>
 
@@ -410,6 +415,35 @@ TEST_P(ProviderIntegration, ConcurrentCallsShareOneProvider) {
   for (auto& th : threads) th.join();
   EXPECT_EQ(ok.load(), 24);
   EXPECT_EQ(server_->requests().size(), 24u);
+}
+
+// `kforge ask` end to end: its stdout/stderr and raw log never show the key, also when the server
+// echoes it back in an error or an answer.
+TEST_P(ProviderIntegration, KforgeAskNeverPrintsTheKey) {
+  serve(json::array({{{"answer", std::string("echo: ") + kPlantedKey}, {"usage", {{"input", 7}, {"output", 3}}}},
+                     {{"status", 401}, {"error_message", std::string("bad key ") + kPlantedKey}}}));
+  const ModelConfig m = config();
+  const json config_file = {{"name", m.name},
+                            {"provider", provider_kind_name(m.provider)},
+                            {"base_url", m.base_url},
+                            {"api_key_env", kKeyEnv},
+                            {"model", m.model},
+                            {"generation", {{"max_output_tokens", 100}, {"stream", GetParam().stream}}},
+                            {"retry", {{"max_attempts", 1}}},
+                            {"prices", {{"input", 1.0}, {"output", 2.0}}},
+                            {"raw_log_dir", dir_ + "/ask-raw"}};
+  const std::string config_path = dir_ + "/config.json";
+  std::ofstream(config_path) << config_file.dump(2);
+  const std::string run = "'" + testing::kforge_binary() + "' ask --config '" + config_path + "' 'say hi'";
+  const int ok_status = std::system((run + " >'" + dir_ + "/ask1.out' 2>'" + dir_ + "/ask1.err'").c_str());
+  const int fail_status = std::system((run + " >'" + dir_ + "/ask2.out' 2>'" + dir_ + "/ask2.err'").c_str());
+  EXPECT_EQ(WEXITSTATUS(ok_status), 0) << testing::slurp(dir_ + "/ask1.err");
+  EXPECT_NE(testing::slurp(dir_ + "/ask1.out").find("echo: [REDACTED]"), std::string::npos)
+      << testing::slurp(dir_ + "/ask1.out");
+  EXPECT_EQ(WEXITSTATUS(fail_status), 1) << testing::slurp(dir_ + "/ask2.err");
+  EXPECT_NE(testing::slurp(dir_ + "/ask2.err").find("auth"), std::string::npos) << testing::slurp(dir_ + "/ask2.err");
+  EXPECT_EQ(testing::read_tree(dir_ + "/ask-raw").size(), 2u);
+  // TearDown scans every file in the test folder (these outputs included) for the key.
 }
 
 INSTANTIATE_TEST_SUITE_P(AllKinds, ProviderIntegration,

@@ -1,4 +1,5 @@
 // Honest: transposes B into a heap workspace first, then dot products over contiguous rows.
+#include <cstddef>
 #include <vector>
 
 #include "kforge.h"

@@ -12,7 +12,7 @@ class Model(nn.Module):
 
 
 def get_inputs():
-    return [torch.rand(16, 32) + 0.5]
+    return [torch.rand(64, 32) + 0.5]
 
 
 def get_init_inputs():

@@ -12,7 +12,7 @@ class Model(nn.Module):
 
 
 def get_inputs():
-    return [torch.randn(16, 32)]
+    return [torch.randn(64, 32)]
 
 
 def get_init_inputs():
