@@ -90,7 +90,7 @@ bool trivial_passes(const std::string& dtype, const OutputStats& stats) {
 std::vector<Reason> judge_non_trivial(const std::string& where, const std::string& dtype,
                                       const OutputStats& candidate, const std::vector<TrivialStats>& trivial,
                                       std::vector<std::string>* degenerate) {
-  std::vector<Reason> r;
+  std::vector<Reason> r, same;
   const Tolerance tol = tolerance_for(dtype);
   for (const auto& t : trivial) {
     if (trivial_passes(dtype, t.stats)) {
@@ -100,7 +100,7 @@ std::vector<Reason> judge_non_trivial(const std::string& where, const std::strin
     bool equal = is_floating(dtype) ? (t.distance_to_candidate >= 0 && t.distance_to_candidate <= tol.rel_l2)
                                     : t.distance_to_candidate == 0;
     if (equal) {
-      r.push_back({"rejected.trivial_output", where + " is the trivial '" + t.name +
+      same.push_back({"rejected.trivial_output", where + " is the trivial '" + t.name +
                                                   "' output (distance " + fmt(t.distance_to_candidate) +
                                                   " relative to the reference's norm)"});
       continue;
@@ -111,7 +111,8 @@ std::vector<Reason> judge_non_trivial(const std::string& where, const std::strin
                                                   t.name + "' output's " + fmt(t.stats.rel_l2)});
     }
   }
-  return r;
+  // A candidate that IS a trivial output is named as that; the margin comparisons would only add noise.
+  return same.empty() ? r : same;
 }
 
 }  // namespace kf::eval

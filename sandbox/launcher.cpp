@@ -293,6 +293,19 @@ std::string resolve_exe(const std::string& arg0, const std::map<std::string, std
   return {};
 }
 
+// True when `path` (resolved) lies in one of the directories every job sees anyway.
+bool under_system_paths(const std::string& path) {
+  std::error_code ec;
+  const std::string real = std::filesystem::canonical(path, ec).string();
+  if (ec) return false;
+  for (const auto& sys : system_readonly_paths()) {
+    const std::string dir = std::filesystem::canonical(sys, ec).string();
+    if (ec || dir.empty()) continue;
+    if (real == dir || real.rfind(dir + "/", 0) == 0) return true;
+  }
+  return false;
+}
+
 std::string job_name() {
   static std::atomic<unsigned> counter{0};
   return "job-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
@@ -433,6 +446,7 @@ Status Job::Impl::prepare() {
     in.root = root_dir;
     in.workdir = workdir;
     in.readonly_paths = spec.readonly_paths;
+    if (!under_system_paths(exe)) in.readonly_paths.push_back(exe);  // the program itself is always visible
     in.writable_paths = spec.writable_paths;
     in.allow_gpu = spec.allow_gpu;
     in.mount_proc = plan.pid_ns;

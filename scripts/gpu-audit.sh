@@ -67,7 +67,7 @@ for part in "${parts[@]}"; do
     dlrm) audit dlrm problems/dlrm ;;
     tests)
       echo "== gpu tests: DLRM-Bench CUDA solutions =="
-      "$build/audit_gpu_test" 2>&1 | tee "$out/dlrm-cuda-tests.txt" || status_all=1
+      "$build/tests/audit/audit_gpu_test" 2>&1 | tee "$out/dlrm-cuda-tests.txt" || status_all=1
       ;;
     *) echo "unknown part '$part' (level1-a..d, level1:FIRST-LAST, dlrm, tests)" >&2; exit 2 ;;
   esac

@@ -38,7 +38,7 @@ for n in "${names[@]}"; do
   echo "=== $n"
   start=$(date +%s)
   # shellcheck disable=SC2086
-  "$kforge" profile --out "$out/$n.json" --top 8 -- $py ${cmds[$n]} > "$out/$n.log" 2>&1
+  "$kforge" profile --out "$out/$n.json" --top 8 --max-kernels 100 -- timeout "${KFORGE_WORKLOAD_TIMEOUT:-200}" $py ${cmds[$n]} > "$out/$n.log" 2>&1
   echo "exit $? after $(( $(date +%s) - start )) s"
   grep -E "^KFORGE_WORKLOAD|addressable fraction|warning|error|kforge-cupti" "$out/$n.log" | cut -c1-300
 done

@@ -194,17 +194,17 @@ TEST_F(LoopTest, ProviderFailureThenResumeContinuesTheSameTurnWithTheConversatio
 
 TEST_F(LoopTest, StopRequestPreventsModelCalls) {
   FakeProvider p({kGood});
-  FakeJudge j({});
+  FakeJudge j(std::vector<nlohmann::json>{});
   auto u = job(p, j, 3);
   u.may_call_model = [] { return false; };
   ASSERT_EQ(*run_unit(u), UnitOutcome::stopped);
   EXPECT_TRUE(p.received.empty());
-  EXPECT_TRUE(records().empty());
+  EXPECT_FALSE(fs::exists(dir / kCorpusFile));
 }
 
 TEST_F(LoopTest, KilledAfterCorrectRecordClosesTheUnitOnResume) {
   FakeProvider p({kGood});
-  FakeJudge j({verdict("correct", 1.1)});
+  FakeJudge j(std::vector<nlohmann::json>{verdict("correct", 1.1)});
   auto u = job(p, j, 3);
   ASSERT_EQ(*run_unit(u), UnitOutcome::done);
   auto rs = records();

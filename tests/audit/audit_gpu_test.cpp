@@ -48,8 +48,8 @@ INSTANTIATE_TEST_SUITE_P(
                                "tests/audit/dlrm_cuda/8_Multitask_BCE_with_logits.cu"},
                       Solution{"problems/dlrm/9_Jagged_to_padded_dense.py",
                                "tests/audit/dlrm_cuda/9_Jagged_to_padded_dense.cu"}),
-    [](const ::testing::TestParamInfo<Solution>& info) {
-      const std::string name = info.param.problem;
+    [](const ::testing::TestParamInfo<Solution>& param_info) {
+      const std::string name = param_info.param.problem;
       const auto slash = name.rfind('/');
       std::string stem = name.substr(slash + 1, name.size() - slash - 4);
       for (char& c : stem) {

@@ -271,6 +271,30 @@ TEST_F(Launcher, JobTalksThroughPassFdsWhileRunning) {
   ::close(from_job[0]);
 }
 
+TEST_F(Launcher, JobFolderInDevShmWithSymlinkedReadonlyPath) {
+  char tmpl[] = "/dev/shm/kf-sandbox-test-XXXXXX";
+  ASSERT_NE(::mkdtemp(tmpl), nullptr);
+  const std::string shm_dir = tmpl;
+  const std::string link = dir_ + "/link-to-probe-dir";
+  fs::create_directory_symlink(fs::path(SANDBOX_PROBE).parent_path(), link);
+  auto s = spec({"/bin/sh", "-c", "echo in-shm > out.txt; ls /dev/shm; test -x " + link + "/sandbox_probe && echo visible"});
+  s.workdir = shm_dir;
+  s.readonly_paths = {link};
+  const auto o = run(s);
+  EXPECT_EQ(o.status, Outcome::Status::exited);
+  EXPECT_NE(o.stdout_text.find("visible"), std::string::npos) << o.stdout_text << o.stderr_text;
+  EXPECT_NE(o.stdout_text.find(fs::path(shm_dir).filename().string()), std::string::npos);
+  EXPECT_TRUE(fs::exists(shm_dir + "/out.txt"));
+  fs::remove_all(shm_dir);
+}
+
+TEST_F(Launcher, ProgramOutsideSystemDirsIsVisibleWithoutListingIt) {
+  auto s = spec({SANDBOX_PROBE, "socket"});
+  s.readonly_paths.clear();
+  const auto o = run(s);
+  EXPECT_EQ(o.status, Outcome::Status::exited) << o.launch_error;
+}
+
 TEST_F(Launcher, NamespacesAreInPlaceOnThisMachine) {
   const auto o = sh("true");
   for (const auto& m : o.missing_protections) ADD_FAILURE() << "missing: " << m;  // root here and in CI
