@@ -18,6 +18,7 @@
 #include <chrono>
 #include <climits>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <future>
@@ -403,7 +404,37 @@ struct Job::Impl {
   void finish();
 };
 
+// Leftovers of a kforge process that died mid-job (its mount point and cgroups; the job itself died
+// with it through PR_SET_PDEATHSIG): removed once per process, only when empty and their owner is gone.
+void remove_stale_leftovers() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    auto owner_dead = [](const std::string& name, const std::string& prefix) {
+      if (name.rfind(prefix, 0) != 0) return false;
+      const long pid = std::strtol(name.c_str() + prefix.size(), nullptr, 10);
+      return pid > 0 && ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH;
+    };
+    std::error_code ec;
+    for (const auto& e : std::filesystem::directory_iterator("/tmp", ec))
+      if (owner_dead(e.path().filename().string(), "kforge-root-")) ::rmdir(e.path().c_str());
+    for (const auto& ctrl : std::filesystem::directory_iterator("/sys/fs/cgroup", ec)) {
+      std::error_code ec2;
+      for (auto it = std::filesystem::recursive_directory_iterator(ctrl.path(), ec2);
+           !ec2 && it != std::filesystem::recursive_directory_iterator(); it.increment(ec2)) {
+        if (!it->is_directory(ec2)) continue;
+        const std::string name = it->path().filename().string();
+        if (owner_dead(name, "kforge-job-") || owner_dead(name, "job-")) {
+          if (name.rfind("job-", 0) == 0 && it->path().parent_path().filename() != "kforge") continue;
+          ::rmdir(it->path().c_str());
+          it.disable_recursion_pending();
+        }
+      }
+    }
+  });
+}
+
 Status Job::Impl::prepare() {
+  remove_stale_leftovers();
   if (spec.argv.empty()) return make_error("sandbox.bad_spec", "sandbox: empty argv; pass the program to run");
   std::error_code ec;
   if (spec.workdir.empty() || !std::filesystem::is_directory(spec.workdir, ec))
@@ -437,11 +468,13 @@ Status Job::Impl::prepare() {
   for (const auto& f : cgroup.procs_files()) plan.cgroup_procs.push_back(f.c_str());
 
   if (plan.mount_ns) {
-    char tmpl[] = "/tmp/kforge-root-XXXXXX";
-    if (::mkdtemp(tmpl) == nullptr)
+    std::string tmpl_text = "/tmp/kforge-root-" + std::to_string(::getpid()) + "-XXXXXX";
+    std::vector<char> tmpl(tmpl_text.begin(), tmpl_text.end());
+    tmpl.push_back(0);
+    if (::mkdtemp(tmpl.data()) == nullptr)
       return make_error("sandbox.setup", std::string("sandbox: cannot create a mount point in /tmp: ") +
                                              std::strerror(errno));
-    root_dir = tmpl;
+    root_dir = tmpl.data();
     MountPlanInput in;
     in.root = root_dir;
     in.workdir = workdir;

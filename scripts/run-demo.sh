@@ -1,18 +1,36 @@
 #!/usr/bin/env bash
-# Usage: scripts/run-demo.sh path/to/kforge [demo-config]
-# Starts the scripted model server on a free port with its built-in demo script, sends one `kforge ask`
-# through a demo configuration (default configs/demo/qwen-coder-vllm.json), stops the server, and exits
-# with the status of `kforge ask` (3 when the server could not be started).
+# Usage: scripts/run-demo.sh path/to/kforge [--backend cuda|host] [--out DIR]
+# The demo campaign: starts the scripted model server on a free port, answering known-correct kernels for
+# the three demo problems in configs/problems/demo/ (CUDA kernels when a GPU is present, host C++ kernels
+# otherwise), runs all five demo configurations (configs/demo/*.json) over them with `kforge run`, then
+# prints `kforge report`. Exit status: that of `kforge run` (3 when the server could not be started).
 set -euo pipefail
 if [ $# -lt 1 ]; then
-  echo "usage: $0 path/to/kforge [demo-config]" >&2
+  echo "usage: $0 path/to/kforge [--backend cuda|host] [--out DIR]" >&2
   exit 2
 fi
 kforge=$(realpath "$1")
-config=${2:-configs/demo/qwen-coder-vllm.json}
-[ -e "$config" ] && config=$(realpath "$config")
+shift
+backend=""
+out=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --backend) backend=$2; shift 2 ;;
+    --out) out=$2; shift 2 ;;
+    *) echo "run-demo: unknown argument $1" >&2; exit 2 ;;
+  esac
+done
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 [ -x "$kforge" ] || { echo "run-demo: $kforge is not an executable; build kforge first" >&2; exit 2; }
+if [ -z "$backend" ]; then
+  if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then backend=cuda; else backend=host; fi
+fi
+case "$backend" in
+  cuda) script=configs/problems/demo/mock-cuda.json ;;
+  host) script=configs/problems/demo/mock-host.json ;;
+  *) echo "run-demo: --backend must be cuda or host" >&2; exit 2 ;;
+esac
+out=${out:-runs/demo-$backend-$(date -u +%Y%m%d-%H%M%S)}
 
 workdir=$(mktemp -d "${TMPDIR:-/tmp}/kforge-demo.XXXXXX")
 server_pid=""
@@ -26,7 +44,8 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-"$kforge" mock-server --port 0 --port-file "$workdir/port" --log "$workdir/requests.jsonl" >"$workdir/server.out" 2>&1 &
+"$kforge" mock-server --script "$script" --port 0 --port-file "$workdir/port" \
+  --log "$workdir/requests.jsonl" >"$workdir/server.out" 2>&1 &
 server_pid=$!
 for _ in $(seq 1 200); do
   [ -s "$workdir/port" ] && break
@@ -39,10 +58,14 @@ for _ in $(seq 1 200); do
 done
 [ -s "$workdir/port" ] || { echo "run-demo: the mock server did not report its port within 10 s" >&2; exit 3; }
 port=$(cat "$workdir/port")
-echo "run-demo: scripted model server listening on http://127.0.0.1:$port"
-echo "run-demo: kforge ask --config $config"
+echo "run-demo: scripted model server listening on http://127.0.0.1:$port ($script)"
 
+configs=()
+for c in configs/demo/*.json; do configs+=(--config "$c"); done
+echo "run-demo: kforge run ${configs[*]} --problems configs/problems/demo --backend $backend --out $out"
 status=0
-KFORGE_MOCK_URL="http://127.0.0.1:$port" "$kforge" ask --config "$config" \
-  "Write a CUDA kernel for an elementwise ReLU over a float32 tensor." || status=$?
+KFORGE_MOCK_URL="http://127.0.0.1:$port" "$kforge" run "${configs[@]}" --problems configs/problems/demo \
+  --backend "$backend" --out "$out" --no-progress || status=$?
+echo
+"$kforge" report "$out" || true
 exit "$status"

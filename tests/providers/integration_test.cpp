@@ -90,7 +90,12 @@ class ProviderIntegration : public ::testing::TestWithParam<Case> {
   ProviderResult<Reply> ask(const ModelConfig& m, const std::string& prompt = "write a relu kernel") {
     auto provider = make_provider(m);
     EXPECT_TRUE(provider.ok()) << (provider.ok() ? "" : provider.error().message);
-    if (!provider.ok()) return ProviderError{ProviderErrorKind::bad_request, "no provider"};
+    if (!provider.ok()) {
+      ProviderError none;
+      none.kind = ProviderErrorKind::bad_request;
+      none.message = "no provider";
+      return none;
+    }
     auto r = (*provider)->complete({{"system", "You write CUDA."}, {"user", prompt}});
     if (auto* e = std::get_if<ProviderError>(&r)) messages_seen_.push_back(e->message);
     return r;
@@ -107,7 +112,9 @@ class ProviderIntegration : public ::testing::TestWithParam<Case> {
   static ProviderError error_of(const ProviderResult<Reply>& r) {
     if (const auto* e = std::get_if<ProviderError>(&r)) return *e;
     ADD_FAILURE() << "expected an error, got the answer: " << std::get<Reply>(r).answer;
-    return {};
+    ProviderError none;
+    none.kind = ProviderErrorKind::bad_request;
+    return none;
   }
 
   std::string dir_;
@@ -164,7 +171,9 @@ TEST_P(ProviderIntegration, RequestCarriesTheGenerationSettings) {
     case ProviderKind::openai_chat:
       EXPECT_EQ(body["max_completion_tokens"], 2000);
       EXPECT_EQ(body["reasoning_effort"], "high");
-      if (GetParam().stream) EXPECT_EQ(body["stream_options"]["include_usage"], true);
+      if (GetParam().stream) {
+        EXPECT_EQ(body["stream_options"]["include_usage"], true);
+      }
       break;
     case ProviderKind::openai_compatible:
       EXPECT_EQ(body["max_tokens"], 2000);

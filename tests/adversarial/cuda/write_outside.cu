@@ -38,9 +38,10 @@ static bool wrote(const char* path) {
 extern "C" int kf_forward(const kf_tensor* in, int32_t, kf_tensor* out, int32_t, void* stream) {
   (void)wrote("/tmp/kforge-selftest-pwned");
   (void)wrote("/dev/shm/kforge-selftest-pwned");
+  (void)wrote("../kforge-selftest-pwned");  // the job folder's parent: private to the job in the sandbox
   if (wrote("/tmp/kforge-selftest-canary/owned.txt") || wrote("/var/tmp/kforge-selftest-pwned") ||
       wrote("/usr/kforge-selftest-pwned") || wrote("/etc/kforge-selftest-pwned") ||
-      wrote("/kforge-selftest-pwned") || wrote("../kforge-selftest-pwned"))
+      wrote("/kforge-selftest-pwned"))
     return 77;
   return honest(in, out, stream);
 }
