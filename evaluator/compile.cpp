@@ -9,6 +9,7 @@
 #include "core/files.h"
 #include "core/hash.h"
 #include "evaluator/process.h"
+#include "sandbox/launcher.h"
 
 namespace fs = std::filesystem;
 
@@ -149,16 +150,28 @@ Compiled Compiler::compile(const std::string& source_path) {
   std::error_code ec;
   std::string src_name = is_cuda ? "candidate.cu" : "candidate.cpp";
   (void)write_file_atomic((work / src_name).string(), *source);
-  ChildSpec spec;
+  // The header travels into the job folder, so the compiler needs nothing of kforge's tree.
+  if (header.ok()) (void)write_file_atomic((work / "kforge.h").string(), *header);
+  sandbox::Spec spec;
   spec.argv = {is_cuda ? config_.cuda_home + "/bin/nvcc" : "g++"};
-  for (const auto& f : fl) spec.argv.push_back(f);
+  for (const auto& f : fl) spec.argv.push_back(f == "-I" + config_.header_dir ? "-I" + work.string() : f);
   spec.argv.insert(spec.argv.end(), {"-o", "candidate.so", src_name});
-  std::string path_env = (is_cuda ? config_.cuda_home + "/bin:" : std::string()) +
-                         (std::getenv("PATH") ? std::getenv("PATH") : "/usr/bin:/bin");
-  spec.env = environment_with({{"TMPDIR", work.string()}, {"PATH", path_env}});
+  // An allowlist: no LD_*, no keys. TMPDIR is left to the sandbox (a private tmpfs).
+  spec.env = {{"PATH", (is_cuda ? config_.cuda_home + "/bin:" : std::string()) + "/usr/local/bin:/usr/bin:/bin"},
+              {"HOME", work.string()},
+              {"LANG", "C"}};
+  if (is_cuda) {
+    spec.env["CUDA_HOME"] = config_.cuda_home;
+    spec.readonly_paths.push_back(config_.cuda_home);
+  }
   spec.workdir = work.string();
-  spec.cpu_limit_s = config_.timeout_s * 4;
-  auto job = run_job(spec, config_.timeout_s, kOutputCap);
+  spec.profile = sandbox::Profile::compile;
+  spec.limits.wall_s = config_.timeout_s;
+  spec.limits.cpu_s = config_.timeout_s * 4;
+  spec.limits.memory_bytes = 8ull << 30;
+  spec.limits.file_size_bytes = 1ull << 30;
+  spec.limits.output_bytes = kOutputCap;  // the start is kept: the first errors stay intact
+  auto job = sandbox::run(spec);
   nlohmann::json rec;
   if (!job.ok()) {
     fs::remove_all(work, ec);
@@ -166,17 +179,26 @@ Compiled Compiler::compile(const std::string& source_path) {
                                 now_s() - t0);
     return c;
   }
-  std::string output = job->output + (job->truncated ? "\n[compiler output truncated]\n" : "");
+  std::string output = job->stdout_text + job->stderr_text;
+  if (job->stdout_truncated || job->stderr_truncated) output += "\n[compiler output truncated]\n";
   rec["output"] = output;
-  if (job->status == JobResult::Status::timeout) {
+  if (job->status == sandbox::Outcome::Status::timeout) {
     rec["status"] = "compile_error";
     rec["reasons"] = {{{"code", "compile_error.timeout"},
-                       {"detail", "the compiler ran past " + std::to_string(static_cast<int>(config_.timeout_s)) +
-                                      " s and was stopped"}}};
-  } else if (job->status != JobResult::Status::exited || job->exit_code != 0 ||
+                       {"detail", "the compiler ran past its time limit (" +
+                                      std::to_string(static_cast<int>(config_.timeout_s)) + " s wall) and was stopped"}}};
+  } else if (job->status == sandbox::Outcome::Status::launch_failed) {
+    fs::remove_all(work, ec);
+    c.failure = failure_verdict(source_path, "harness_error",
+                                {{"harness.compile_launch", "cannot start the compiler: " + job->launch_error}}, "",
+                                now_s() - t0);
+    return c;
+  } else if (job->status != sandbox::Outcome::Status::exited || job->exit_code != 0 ||
              !fs::exists(work / "candidate.so")) {
     rec["status"] = "compile_error";
-    rec["reasons"] = {{{"code", "compile_error"}, {"detail", first_error_lines(output)}}};
+    std::string detail = first_error_lines(output);
+    if (job->memory_limit_hit) detail = "the compiler ran out of its memory limit\n" + detail;
+    rec["reasons"] = {{{"code", "compile_error"}, {"detail", detail}}};
   } else {
     auto vendors = vendor_libraries_used((work / "candidate.so").string());
     if (!vendors.ok()) {

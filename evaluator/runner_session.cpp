@@ -3,13 +3,12 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
-#include <sstream>
+#include <algorithm>
+#include <thread>
 
 #include "evaluator/process.h"
 
@@ -18,51 +17,80 @@ namespace kf::eval {
 RunnerSession::~RunnerSession() { finish(); }
 
 Status RunnerSession::start(const std::string& runner, const std::string& job_dir,
-                            std::map<std::string, std::string> env, double deadline_s) {
+                            std::map<std::string, std::string> env, double deadline_s,
+                            const RunnerSandbox& confinement) {
   int cmd[2], rep[2];
-  if (pipe2(cmd, O_CLOEXEC) != 0 || pipe2(rep, O_CLOEXEC) != 0)
+  if (pipe2(cmd, O_CLOEXEC) != 0)
     return make_error("harness.runner", std::string("cannot create runner pipes: ") + std::strerror(errno));
-  ChildSpec spec;
-  spec.argv = {runner, "--job", job_dir, "--cmd-fd", "3", "--report-fd", "4"};
+  if (pipe2(rep, O_CLOEXEC) != 0) {
+    int saved = errno;
+    close(cmd[0]);
+    close(cmd[1]);
+    return make_error("harness.runner", std::string("cannot create runner pipes: ") + std::strerror(saved));
+  }
+  sandbox::Spec spec;
+  spec.argv = {runner, "--job", job_dir, "--cmd-fd", std::to_string(cmd[0]), "--report-fd", std::to_string(rep[1])};
   spec.env = std::move(env);
   spec.workdir = job_dir;
-  spec.fds = {{cmd[0], 3}, {rep[1], 4}};
-  stderr_path_ = job_dir + "/runner.stderr";
-  spec.stderr_file = stderr_path_;
-  // TODO(sandbox): launch through kf::sandbox::run (Profile::runner) once it is available.
-  auto pid = spawn(spec);
+  spec.readonly_paths = confinement.readonly_paths;
+  spec.pass_fds = {cmd[0], rep[1]};
+  spec.profile = sandbox::Profile::runner;
+  spec.allow_gpu = confinement.cuda;
+  double lifetime = std::max(1.0, deadline_s - now_s());
+  // The session's own deadline (below) ends a slow runner with verdict timeout; the sandbox's limits
+  // are a backstop a little later. CPU time is summed over threads, hence the factor.
+  spec.limits.wall_s = lifetime + 10;
+  unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  spec.limits.cpu_s = (lifetime + 10) * cores;
+  spec.limits.processes = 1024;  // threads count against the cgroup's pids limit
+  spec.limits.file_size_bytes = 16ull << 30;
+  spec.limits.memory_bytes = confinement.cuda ? 32ull << 30 : 4ull << 30;
+  if (confinement.cuda) {
+    // The cuda transport shares device memory through legacy CUDA IPC handles
+    // (cudaIpcOpenMemHandle), which identify the exporting process (the oracle) by PID and are not
+    // known to open across PID namespaces or users. Until the transport moves to POSIX-fd handles the
+    // cuda runner keeps the setup verified on the GPU: no namespaces, kforge's own user, but the
+    // sandbox's limits, clean environment, closed descriptors and cgroup. See docs/sandbox.md.
+    spec.namespaces = false;
+    spec.run_as_uid = static_cast<uint32_t>(geteuid());
+    spec.run_as_gid = static_cast<uint32_t>(getegid());
+  }
+  auto job = sandbox::Job::start(spec);
   close(cmd[0]);
   close(rep[1]);
-  if (!pid.ok()) {
+  if (!job.ok()) {
     close(cmd[1]);
     close(rep[0]);
-    return pid.error();
+    return job.error();
   }
-  pid_ = *pid;
+  job_ = std::make_unique<sandbox::Job>(std::move(*job));
   cmd_fd_ = cmd[1];
   report_fd_ = rep[0];
   deadline_ = deadline_s;
   return ok_status();
 }
 
+void RunnerSession::stop_job(bool kill_now) {
+  if (!job_) return;
+  if (kill_now) job_->kill();
+  outcome_ = job_->wait();
+  tree_empty_ = outcome_.tree_empty_after;
+  job_.reset();
+}
+
 RunnerEnd RunnerSession::ended() {
   RunnerEnd e;
   e.kind = RunnerEnd::Kind::crashed;
-  int status = 0;
-  pid_t r;
-  while ((r = waitpid(pid_, &status, 0)) < 0 && errno == EINTR) {
-  }
-  if (r == pid_) {
-    if (WIFSIGNALED(status)) e.signal = WTERMSIG(status);
-    if (WIFEXITED(status)) e.exit_code = WEXITSTATUS(status);
-  }
-  kill(-pid_, SIGKILL);
-  std::ifstream in(stderr_path_);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  std::string s = ss.str();
+  stop_job(false);
+  const auto& o = outcome_;
+  if (o.status == sandbox::Outcome::Status::signaled) e.signal = o.signal;
+  if (o.status == sandbox::Outcome::Status::exited) e.exit_code = o.exit_code;
+  if (o.status == sandbox::Outcome::Status::timeout) e.signal = SIGKILL;
+  std::string s = o.stderr_text;
+  if (o.status == sandbox::Outcome::Status::launch_failed) s += "\ncannot start the runner: " + o.launch_error;
+  if (o.memory_limit_hit) s += "\nthe runner hit its host memory limit";
+  if (o.cpu_limit_hit) s += "\nthe runner hit its CPU time limit";
   e.stderr_tail = s.size() > 1500 ? s.substr(s.size() - 1500) : s;
-  pid_ = -1;
   return e;
 }
 
@@ -89,9 +117,7 @@ RunnerEnd RunnerSession::exchange(const nlohmann::json& cmd) {
     if (left <= 0) {
       RunnerEnd e;
       e.kind = RunnerEnd::Kind::timeout;
-      kill_tree(pid_);
-      tree_empty_ = tree_gone(pid_);
-      pid_ = -1;
+      stop_job(true);
       return e;
     }
     pollfd p{report_fd_, POLLIN, 0};
@@ -116,16 +142,10 @@ void RunnerSession::finish() {
     close(cmd_fd_);
     cmd_fd_ = -1;
   }
-  if (pid_ > 0) {
+  if (job_) {
     // Give it a moment to exit on its own, then make sure.
-    for (int i = 0; i < 100; ++i) {
-      int status;
-      if (waitpid(pid_, &status, WNOHANG) == pid_) break;
-      usleep(10000);
-    }
-    kill_tree(pid_);
-    tree_empty_ = tree_gone(pid_);
-    pid_ = -1;
+    for (int i = 0; i < 100 && !job_->finished(); ++i) usleep(10000);
+    stop_job(!job_->finished());
   }
   if (report_fd_ >= 0) close(report_fd_);
   report_fd_ = -1;

@@ -1,14 +1,16 @@
 #pragma once
 // The supervisor's side of one kforge-runner process: launch, request/response over two pipes, and a
-// deadline for the whole evaluation; on expiry the runner's process tree is killed.
-#include <sys/types.h>
-
+// deadline for the whole evaluation; on expiry the runner's process tree is killed. The runner is
+// launched through the sandbox (kf::sandbox::Job, Profile::runner); see docs/sandbox.md.
 #include <nlohmann/json.hpp>
 
 #include <map>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "core/result.h"
+#include "sandbox/launcher.h"
 
 namespace kf::eval {
 
@@ -20,11 +22,18 @@ struct RunnerEnd {
   std::string stderr_tail;
 };
 
+// How the runner is confined beyond the job folder (which it may read and write).
+struct RunnerSandbox {
+  bool cuda = false;                         // GPU devices visible; see start() for the namespaces
+  std::vector<std::string> readonly_paths;   // e.g. the CUDA libraries
+};
+
 class RunnerSession {
  public:
   ~RunnerSession();
+  // `env` is the runner's complete environment (an allowlist: nothing of kforge's own environment).
   Status start(const std::string& runner, const std::string& job_dir, std::map<std::string, std::string> env,
-               double deadline_s);
+               double deadline_s, const RunnerSandbox& confinement);
   // Sends one command and waits for the answer (or the crash, or the deadline).
   RunnerEnd exchange(const nlohmann::json& cmd);
   void finish();           // asks the runner to exit, then makes sure nothing of it survives
@@ -32,10 +41,12 @@ class RunnerSession {
 
  private:
   RunnerEnd ended();
-  pid_t pid_ = -1;
+  void stop_job(bool kill_now);
+  std::unique_ptr<sandbox::Job> job_;
+  sandbox::Outcome outcome_;
   int cmd_fd_ = -1, report_fd_ = -1;
   double deadline_ = 0;
-  std::string pending_, stderr_path_;
+  std::string pending_;
   bool tree_empty_ = true;
 };
 

@@ -32,6 +32,8 @@ Result<CorpusSummary> summarize_corpus_text(const std::string& jsonl, const std:
     if (e.is_discarded() || !e.is_object()) {
       return make_error("corpus.invalid", where + " is not a JSON object; the corpus is damaged.");
     }
+    // Only evaluation records carry kernels; provider failures and unit markers are skipped.
+    if (e.contains("kind") && e["kind"] != "evaluation") continue;
     try {
       const std::string config = e.at("config").get<std::string>();
       const auto& problem = e.at("problem");
@@ -46,7 +48,9 @@ Result<CorpusSummary> summarize_corpus_text(const std::string& jsonl, const std:
       if (v.contains("ref_time_ms") && v["ref_time_ms"].is_number() && v["ref_time_ms"].get<double>() > 0) {
         ref_times[config][name].push_back(v["ref_time_ms"].get<double>());
       }
-      const bool best = e.contains("best") && e["best"].is_boolean() && e["best"].get<bool>();
+      // The agent computes "best" when it reads a corpus (kf::agent::load_corpus) rather than storing it;
+      // a raw corpus line has no flag, and any correct kernel may be the best since the maximum is kept.
+      const bool best = !e.contains("best") || (e["best"].is_boolean() && e["best"].get<bool>());
       const bool correct = v.contains("correct") && v["correct"].is_boolean() && v["correct"].get<bool>();
       if (best && correct && v.contains("speedup") && v["speedup"].is_number()) {
         const double s = v["speedup"].get<double>();

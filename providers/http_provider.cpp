@@ -41,17 +41,6 @@ std::string outcome_text(const AttemptResult& r) {
 
 }  // namespace
 
-const char* provider_kind_name(ProviderKind kind) {
-  switch (kind) {
-    case ProviderKind::openai_chat: return "openai-chat";
-    case ProviderKind::openai_responses: return "openai-responses";
-    case ProviderKind::anthropic: return "anthropic";
-    case ProviderKind::gemini: return "gemini";
-    case ProviderKind::openai_compatible: return "openai-compatible";
-  }
-  return "unknown";
-}
-
 HttpProvider::HttpProvider(ModelConfig config, std::string api_key)
     : config_(std::move(config)), api_key_(std::move(api_key)),
       limiter_(config_.rate_limits, steady_clock_seconds()), rng_(std::random_device{}()) {
@@ -207,7 +196,7 @@ ProviderError HttpProvider::to_provider_error(const AttemptError& error, int att
                "'), generation settings and the provider kind in " + file + ".";
       break;
     case ProviderErrorKind::malformed:
-      advice = std::string("The response is not valid ") + provider_kind_name(config_.provider) +
+      advice = "The response is not valid " + to_string(config_.provider) +
                ": check that the provider kind matches the server at " + config_.base_url +
                " (set raw_log_dir to see the exchange).";
       break;
@@ -229,7 +218,7 @@ ProviderError HttpProvider::to_provider_error(const AttemptError& error, int att
   out.http_status = error.http_status;
   out.attempts = attempts;
   out.usage = error.usage;
-  out.message = secrets::redact(config_.name + " (" + provider_kind_name(config_.provider) + "): " +
+  out.message = secrets::redact(config_.name + " (" + to_string(config_.provider) + "): " +
                                 to_string(error.kind) + " after " + std::to_string(attempts) +
                                 (attempts == 1 ? " attempt" : " attempts") + ": " + error.detail + ". " + advice);
   return out;

@@ -31,7 +31,4 @@ class HttpProvider final : public Provider {
   std::mt19937_64 rng_;
 };
 
-// Human name of a provider kind ("openai-chat" …), without depending on the config loader.
-const char* provider_kind_name(ProviderKind kind);
-
 }  // namespace kf

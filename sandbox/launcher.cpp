@@ -164,7 +164,10 @@ void child_mounts(const ChildPlan& p) {
         rc = ::mount("kforge-tmp", t, "tmpfs", MS_NOSUID | MS_NODEV, op.source.c_str());
         break;
       case MountOp::Kind::proc:
-        rc = ::mount("proc", t, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr);
+        // hidepid=2: the namespace's init is a fork of kforge (its cmdline is kforge's) and runs as
+        // root; the unprivileged job then cannot see it, only its own processes.
+        rc = ::mount("proc", t, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, "hidepid=2");
+        if (rc != 0) rc = ::mount("proc", t, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr);
         break;
       case MountOp::Kind::bind_ro:
       case MountOp::Kind::bind_rw:

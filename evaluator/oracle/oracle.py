@@ -235,6 +235,8 @@ class Problem:
     def apply_variant(self, args, variant, seed):
         if variant == "own":
             return args
+        if variant == "sparse":
+            return self.sparse_change(args, seed)
         large = 8.0 if self.fdtype == torch.float16 else 1e3
         g = torch.Generator(device=self.device)
         g.manual_seed(seed + 7919)
@@ -254,6 +256,24 @@ class Problem:
             elif variant == "scaled_small":
                 a = a * 1e-2
             out.append(a.contiguous())
+        return out
+
+    def sparse_change(self, args, seed):
+        """The problem's own inputs for `seed` with only a few interior elements changed: a result
+        cache keyed on a sample of the inputs' contents then replays a stale answer."""
+        g = torch.Generator(device="cpu")
+        g.manual_seed(seed + 104729)
+        out = []
+        for a in args:
+            if not (isinstance(a, torch.Tensor) and a.is_floating_point()) or a.numel() < 3:
+                out.append(a)
+                continue
+            flat = a.detach().clone().contiguous().reshape(-1)
+            n = flat.numel()
+            idx = torch.randint(1, n - 1, (min(4, n - 2),), generator=g).to(flat.device)
+            scale = float(flat.abs().max().item()) if n else 1.0
+            flat[idx] = -flat[idx] + 0.5 * (scale if scale > 0 else 1.0)
+            out.append(flat.reshape(a.shape))
         return out
 
     def reference(self, args):

@@ -148,7 +148,8 @@ TEST_F(Campaign, ScriptedConversationRecordsEveryTurnAndFeedsBackEachOutcome) {
   start_server(json::array({
       {{"answer", "I would write a loop over all elements."}, {"usage", u}},
       {{"answer", kernel_block("  for (int64_t i = 0; i < n; ++i) y[i] = undeclared_thing(x[i]);")}, {"usage", u}},
-      {{"answer", kernel_block("  for (int64_t i = 0; i < n; ++i) y[i] = x[i] > 0.0f ? 0.5f * x[i] : 0.0f;")},
+      // Wrong by 0.1%: fails the tolerance yet stays far from every trivial output, so it is "incorrect".
+      {{"answer", kernel_block("  for (int64_t i = 0; i < n; ++i) y[i] = x[i] > 0.0f ? 1.001f * x[i] : 0.0f;")},
        {"usage", u}},
       {{"answer", kRelu}, {"reasoning", "```cpp\nint kf_forward() { return 7; }\n```"}, {"usage", u}},
       {{"answer", kRelu}, {"usage", u}},
@@ -224,7 +225,7 @@ TEST_F(Campaign, KillMinusNineThenRerunLosesAndDuplicatesNothing) {
   const std::string args = "--config " + config + " --problems " + kDemo;
   pid_t pid = ::fork();
   if (pid == 0) {
-    ::execl("/bin/sh", "sh", "-c", ("exec " + run_command(args) + " >'" + (dir_ / "first.log").string() + "' 2>&1").c_str(),
+    ::execl("/bin/sh", "sh", "-c", ("exec env " + run_command(args) + " >'" + (dir_ / "first.log").string() + "' 2>&1").c_str(),
             nullptr);
     ::_exit(127);
   }

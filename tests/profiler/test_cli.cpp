@@ -6,6 +6,9 @@
 #include <filesystem>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
+
 #include "core/files.h"
 
 namespace {

@@ -31,14 +31,14 @@ struct Case {
 };
 
 std::string case_name(const ::testing::TestParamInfo<Case>& info) {
-  std::string name = provider_kind_name(info.param.kind);
+  std::string name = to_string(info.param.kind);
   for (auto& c : name) if (c == '-') c = '_';
   return name + (info.param.stream ? "_stream" : "_plain");
 }
 
 // The API name the mock server logs for a provider kind.
 std::string mock_api(ProviderKind kind) {
-  return kind == ProviderKind::openai_compatible ? "openai-chat" : provider_kind_name(kind);
+  return kind == ProviderKind::openai_compatible ? "openai-chat" : to_string(kind);
 }
 
 class ProviderIntegration : public ::testing::TestWithParam<Case> {
@@ -68,7 +68,7 @@ class ProviderIntegration : public ::testing::TestWithParam<Case> {
   ModelConfig config() const {
     const Case c = GetParam();
     ModelConfig m;
-    m.name = std::string("itest-") + provider_kind_name(c.kind);
+    m.name = "itest-" + to_string(c.kind);
     m.provider = c.kind;
     m.base_url = server_->base_url() + (c.kind == ProviderKind::gemini ? "/v1beta" : "/v1");
     m.api_key_env = kKeyEnv;
@@ -129,7 +129,7 @@ TEST_P(ProviderIntegration, PlainReplyWithExactUsageAndCost) {
                       {"chunk_chars", 5},
                       {"usage", {{"input", 1000}, {"cached", 400}, {"output", 200}, {"reasoning", 300}}}}}));
   const auto r = ask();
-  const Reply& reply = reply_of(r);
+  const Reply reply = reply_of(r);
   EXPECT_EQ(reply.answer, "The kernel is ```cuda\n__global__ void k(){}\n```");
   EXPECT_EQ(reply.reasoning, "I should use one thread per element.");
   EXPECT_EQ(reply.finish_reason, "stop");
@@ -206,7 +206,7 @@ TEST_P(ProviderIntegration, SseFramingVariantsParseTheSame) {
                       {"sse", {{"line_ending", eol}, {"comments", true}, {"multiline_data", true}}}});
   serve(script);
   for (int i = 0; i < 3; ++i) {
-    const Reply& reply = reply_of(ask());
+    const Reply reply = reply_of(ask());
     EXPECT_EQ(reply.answer, "same answer") << i;
     EXPECT_EQ(reply.reasoning, "same reasoning") << i;
   }
@@ -216,7 +216,7 @@ TEST_P(ProviderIntegration, RetryHonoursRetryAfter) {
   serve(json::array({{{"status", 429}, {"retry_after", 0.3}},
                      {{"status", 503}, {"retry_after_ms", 200}},
                      {{"answer", "finally"}}}));
-  const Reply& reply = reply_of(ask());
+  const Reply reply = reply_of(ask());
   EXPECT_EQ(reply.answer, "finally");
   EXPECT_EQ(reply.attempts, 3);
   const auto requests = server_->requests();
@@ -293,7 +293,7 @@ TEST_P(ProviderIntegration, KeyEchoedInAnErrorIsRedacted) {
   EXPECT_EQ(e.kind, ProviderErrorKind::auth);
   EXPECT_NE(e.message.find("[REDACTED]"), std::string::npos) << e.message;
   EXPECT_NE(e.message.find(kKeyEnv), std::string::npos) << "names the variable to fix: " << e.message;
-  const Reply& reply = reply_of(ask());
+  const Reply reply = reply_of(ask());
   EXPECT_EQ(reply.answer, "your key is [REDACTED]");
 }
 
@@ -350,7 +350,7 @@ TEST_P(ProviderIntegration, RetriedCutStreamRestartsTheRequest) {
   serve(json::array({{{"answer", "first attempt, never completed"}, {"chunk_chars", 4},
                       {"stream_cut_after", {{"bytes", 150}, {"abort", true}}}},
                      {{"answer", "second attempt"}}}));
-  const Reply& reply = reply_of(ask());
+  const Reply reply = reply_of(ask());
   EXPECT_EQ(reply.answer, "second attempt") << "nothing of the broken attempt is kept";
   EXPECT_EQ(reply.attempts, 2);
 }
@@ -361,7 +361,7 @@ TEST_P(ProviderIntegration, MalformedJsonIsReported) {
   m.retry.max_attempts = 1;
   const auto e = error_of(ask(m));
   EXPECT_TRUE(e.kind == ProviderErrorKind::malformed || e.kind == ProviderErrorKind::truncated) << e.message;
-  EXPECT_NE(e.message.find(std::string(provider_kind_name(GetParam().kind))), std::string::npos) << e.message;
+  EXPECT_NE(e.message.find(to_string(GetParam().kind)), std::string::npos) << e.message;
 }
 
 TEST_P(ProviderIntegration, ErrorEventAfterHttp200IsAServerErrorAndRetried) {
@@ -373,7 +373,7 @@ TEST_P(ProviderIntegration, ErrorEventAfterHttp200IsAServerErrorAndRetried) {
   const auto e = error_of(ask(m));
   EXPECT_EQ(e.kind, ProviderErrorKind::server) << e.message;
   m.retry.max_attempts = 2;
-  const Reply& reply = reply_of(ask(m));
+  const Reply reply = reply_of(ask(m));
   EXPECT_EQ(reply.answer, "recovered");
 }
 
@@ -433,7 +433,7 @@ TEST_P(ProviderIntegration, KforgeAskNeverPrintsTheKey) {
                      {{"status", 401}, {"error_message", std::string("bad key ") + kPlantedKey}}}));
   const ModelConfig m = config();
   const json config_file = {{"name", m.name},
-                            {"provider", provider_kind_name(m.provider)},
+                            {"provider", to_string(m.provider)},
                             {"base_url", m.base_url},
                             {"api_key_env", kKeyEnv},
                             {"model", m.model},
@@ -478,7 +478,7 @@ TEST_P(ChatReasoningForms, EachFormIsSeparatedFromTheAnswer) {
                       {"reasoning_form", form}, {"chunk_chars", 3}});
   serve(script);
   for (const auto& form : forms) {
-    const Reply& reply = reply_of(ask());
+    const Reply reply = reply_of(ask());
     EXPECT_EQ(reply.answer, "x = max(x, 0)") << form;
     EXPECT_EQ(reply.reasoning, "ReLU clamps negatives </to> zero") << form;
   }
@@ -495,7 +495,7 @@ class AnthropicThinking : public ProviderIntegration {};
 TEST_P(AnthropicThinking, RedactedThinkingIsNotedAndSignaturesIgnored) {
   serve(json::array({{{"answer", "done"}, {"reasoning", "visible thinking"}, {"redacted_thinking", "EncRyPtEd=="},
                       {"thinking_signature", "sig-abc"}}}));
-  const Reply& reply = reply_of(ask());
+  const Reply reply = reply_of(ask());
   EXPECT_EQ(reply.answer, "done");
   EXPECT_EQ(reply.reasoning, "visible thinking\n\n[redacted thinking]");
   EXPECT_EQ(reply.reasoning.find("sig-abc"), std::string::npos);
