@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One device run (see docs/evaluator.md, "GPU tests and benchmark"): the evaluator's GPU tests, then the
 # latency benchmark, then a short table. Expects, in the repository root, a bundle made by
-#   /work/shared/tools/device-bundle .bundle build-evaluator/kforge (or build-evaluator/tests/evaluator/kforge-eval-cli) \
+#   /work/shared/tools/device-bundle .bundle build-evaluator/kforge \
 #       build-evaluator/kforge-runner \
 #       build-evaluator/tests/evaluator/evaluator_gpu_test
 # and the KernelBench copy in .shared/kernelbench (both carried).
@@ -23,7 +23,6 @@ python3 -c 'import torch; print("torch", torch.__version__, torch.version.cuda)'
 grep -E "GPUFIG|FAILED|PASSED|SKIPPED" "$out/gpu_test.log" >"$out/gpu_summary.txt"
 kforge_bin=.bundle/bin/kforge
 # Without a full kforge build, the evaluator-only CLI driver (same eval handler) stands in.
-[ -x "$kforge_bin" ] || kforge_bin=.bundle/bin/kforge-eval-cli
 if [ -x "$kforge_bin" ]; then
   echo "latency benchmark with $kforge_bin"
   bench/eval_latency.sh --kforge "$kforge_bin" --level1 "$KFORGE_KERNELBENCH_LEVEL1" --out "$out/latency.json" 2>&1 |

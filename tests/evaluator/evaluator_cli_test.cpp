@@ -20,8 +20,7 @@ struct Ran {
 
 Ran run(const std::string& args) {
   std::string cmd = std::string("KFORGE_DATA_DIR=") + src("") + " KFORGE_RUNNER=" + runner_path() + " " +
-                    KFORGE_TEST_BINARY_DIR +
-                    "/tests/evaluator/kforge-eval-cli " + args + " 2>/dev/null";
+                    KFORGE_TEST_BINARY_DIR + "/kforge " + args + " 2>/dev/null";
   Ran r;
   FILE* p = popen(cmd.c_str(), "r");
   std::array<char, 4096> buf{};
