@@ -193,6 +193,19 @@ Compiled Compiler::compile(const std::string& source_path) {
                                 {{"harness.compile_launch", "cannot start the compiler: " + job->launch_error}}, "",
                                 now_s() - t0);
     return c;
+  } else if (output.empty() && !job->memory_limit_hit &&
+             (job->status != sandbox::Outcome::Status::exited || job->exit_code != 0)) {
+    // A compiler that fails says why; silence means the sandbox could not start it. That is kforge's
+    // failure, not the candidate's, so it is neither cached nor reported as a compile error.
+    fs::remove_all(work, ec);
+    c.failure = failure_verdict(
+        source_path, "harness_error",
+        {{"harness.compile_sandbox", "the compiler ended without any output (exit " + std::to_string(job->exit_code) +
+                                         ", signal " + std::to_string(job->signal) +
+                                         "): the sandbox could not run it; retry, and run `kforge selftest` if "
+                                         "it persists"}},
+        "", now_s() - t0);
+    return c;
   } else if (job->status != sandbox::Outcome::Status::exited || job->exit_code != 0 ||
              !fs::exists(work / "candidate.so")) {
     rec["status"] = "compile_error";
