@@ -57,7 +57,8 @@ void accumulate(ProblemAudit& audit, const std::vector<eval::TrivialReport>& rep
 }
 
 AuditReport run_audit(const AuditRequest& request, const TrivialSource& source,
-                      const std::function<void(const std::string&)>& progress) {
+                      const std::function<void(const std::string&)>& progress,
+                      const BaselineSource& baseline) {
   AuditReport report;
   report.tolerances = request.tolerances;
   report.seeds = request.seeds;
@@ -74,6 +75,11 @@ AuditReport run_audit(const AuditRequest& request, const TrivialSource& source,
         break;
       }
       accumulate(audit, stats.value(), request.tolerances);
+    }
+    if (baseline && !audit.error) {
+      auto timing = baseline(path);
+      if (timing.ok()) audit.baseline = timing.value();
+      else audit.baseline_error = timing.error();
     }
     report.problems.push_back(std::move(audit));
   }

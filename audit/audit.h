@@ -46,6 +46,8 @@ struct ProblemAudit {
   std::string name;                  // file name without the .py
   std::vector<TrivialRow> rows;
   std::optional<Error> error;        // the problem could not be audited (load / reference failure)
+  std::optional<eval::BaselineTiming> baseline;  // its eager baseline, when the request asked for it
+  std::optional<Error> baseline_error;          // why the baseline could not be timed
   bool any_allclose_pass(size_t tolerance_index) const;
   bool any_kforge_pass() const;
 };
@@ -62,13 +64,18 @@ struct AuditReport {
 using TrivialSource = std::function<Result<std::vector<eval::TrivialReport>>(
     const std::string& problem_path, int trial, const std::vector<double>& tolerances)>;
 
+// The eager baseline of one problem (Evaluator::time_baseline).
+using BaselineSource = std::function<Result<eval::BaselineTiming>(const std::string& problem_path)>;
+
 // Folds one trial's reports into the rows of a problem (rows are matched by output and trivial kind).
 void accumulate(ProblemAudit& audit, const std::vector<eval::TrivialReport>& reports,
                 const std::vector<double>& tolerances);
 
 // Audits every problem of the request; a problem that fails is recorded with its error and the audit
-// goes on. `progress` (may be empty) is told each problem's name before it runs.
+// goes on. `progress` (may be empty) is told each problem's name before it runs. With a `baseline`
+// source, each problem that could be audited also gets its eager baseline timed.
 AuditReport run_audit(const AuditRequest& request, const TrivialSource& source,
-                      const std::function<void(const std::string&)>& progress);
+                      const std::function<void(const std::string&)>& progress,
+                      const BaselineSource& baseline = {});
 
 }  // namespace kf::audit

@@ -24,6 +24,7 @@ struct AuditOptions {
   bool json = false;
   std::string json_file;
   bool strict = false;
+  bool baseline = false;
 };
 
 int run_audit_command(const AuditOptions& o) {
@@ -56,7 +57,7 @@ int run_audit_command(const AuditOptions& o) {
   options.backend = *backend;
   options.python = o.python;
   options.precision = o.precision;
-  options.measure_baseline = false;
+  options.measure_baseline = o.baseline;
   options.time_candidate = false;
   auto evaluator = eval::Evaluator::create(options);
   if (!evaluator) {
@@ -78,7 +79,9 @@ int run_audit_command(const AuditOptions& o) {
       },
       [&](const std::string& name) {
         log::info("audit " + std::to_string(++index) + "/" + std::to_string(count) + ": " + name);
-      });
+      },
+      o.baseline ? audit::BaselineSource([&ev](const std::string& path) { return ev.time_baseline(path); })
+                 : audit::BaselineSource{});
   report.precision = o.precision;
   report.backend = o.backend;
 
@@ -131,6 +134,8 @@ void add_audit_commands(CLI::App& app, Registry& registry) {
   cmd->add_option("--json-file", options->json_file, "Also write the JSON report to this file");
   cmd->add_flag("--strict", options->strict,
                 "Exit 1 when kforge's verifier admits a trivial output on some problem");
+  cmd->add_flag("--baseline", options->baseline,
+                "Also time each problem's PyTorch eager baseline, as `kforge eval` does");
   registry.on_run(cmd, [options] { return run_audit_command(*options); });
 }
 

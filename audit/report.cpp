@@ -48,6 +48,22 @@ std::string layout(const std::vector<std::vector<std::string>>& rows) {
   return out.str();
 }
 
+// Eager baselines, when the audit timed them: one line per problem.
+std::string render_baselines(const AuditReport& report) {
+  std::vector<std::vector<std::string>> rows = {{"problem", "eager median (ms)", "p10-p90 (ms)", "calls"}};
+  for (const auto& problem : report.problems) {
+    if (problem.baseline) {
+      const auto& b = *problem.baseline;
+      rows.push_back({problem.name, format_number(b.median_ms),
+                      format_number(b.p10_ms) + "-" + format_number(b.p90_ms), std::to_string(b.calls)});
+    } else if (problem.baseline_error) {
+      rows.push_back({problem.name, "ERROR: " + problem.baseline_error->message, "-", "-"});
+    }
+  }
+  if (rows.size() == 1) return {};
+  return "\nEager PyTorch baselines (timed as `kforge eval` times them):\n" + layout(rows);
+}
+
 }  // namespace
 
 std::string format_tolerance(double tolerance) {
@@ -129,6 +145,7 @@ std::string render_table(const AuditReport& report) {
   out << "  kforge verifier: a trivial output passes on " << t.kforge_problems << " of " << t.problems << " problems ("
       << t.kforge_rows << " trivial outputs)\n";
   for (const auto& line : errors) out << "  error: " << line << "\n";
+  out << render_baselines(report);
   return out.str();
 }
 
@@ -162,6 +179,14 @@ nlohmann::json to_json(const AuditReport& report) {
       }
       p["trivial_passes_allclose"] = any;
       p["trivial_passes_kforge"] = problem.any_kforge_pass();
+    }
+    if (problem.baseline) {
+      p["eager_ms"] = {{"median", problem.baseline->median_ms},
+                       {"p10", problem.baseline->p10_ms},
+                       {"p90", problem.baseline->p90_ms},
+                       {"calls", problem.baseline->calls}};
+    } else if (problem.baseline_error) {
+      p["eager_ms"] = {{"error", problem.baseline_error->message}};
     }
     problems.push_back(p);
   }

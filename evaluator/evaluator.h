@@ -29,6 +29,9 @@ struct EvaluatorOptions {
   std::string cuda_home;           // toolkit root; empty: $CUDA_HOME, else /usr/local/cuda
   std::string gpu_arch;            // e.g. "sm_90a"; empty: detect (nvidia-smi compute_cap)
   std::string runner_path;         // empty: $KFORGE_RUNNER, else kforge-runner beside the running binary
+  // How far the cuda runner is isolated (docs/sandbox.md): full | shared-pid | none.
+  // Empty: $KFORGE_CUDA_RUNNER_ISOLATION, else the default there.
+  std::string cuda_runner_isolation;
   double compile_timeout_s = 300;
   double runner_timeout_s = 120;   // whole runner lifetime for one evaluation
   double oracle_timeout_s = 600;   // one oracle request (loading a big problem may take a while)
@@ -160,6 +163,14 @@ struct TrivialReport {
   std::vector<std::pair<double, bool>> allclose;  // (tolerance t, torch.allclose(out, ref, atol=t, rtol=t))
 };
 
+// The PyTorch eager baseline of a problem, timed as `evaluate` times it (warm-up, L2 flush, median).
+struct BaselineTiming {
+  double median_ms = 0;
+  double p10_ms = 0;
+  double p90_ms = 0;
+  int calls = 0;
+};
+
 class Evaluator {
  public:
   static Result<std::unique_ptr<Evaluator>> create(const EvaluatorOptions& options);
@@ -179,6 +190,9 @@ class Evaluator {
   // Trivial-output statistics on trial `trial` (0 = the problem's own inputs) for the audit.
   Result<std::vector<TrivialReport>> trivial_stats(const std::string& problem_path, int trial,
                                                    const std::vector<double>& allclose_tolerances);
+
+  // The eager baseline alone (no candidate), with the options' timing settings.
+  Result<BaselineTiming> time_baseline(const std::string& problem_path);
 
   const EvaluatorOptions& options() const;
 

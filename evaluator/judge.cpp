@@ -1,5 +1,6 @@
 // The judge: dtype-derived tolerances and the accept/reject decision for one output of one trial.
 // The statistics come from the oracle; every threshold and every verdict is decided here.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -97,7 +98,10 @@ std::vector<Reason> judge_non_trivial(const std::string& where, const std::strin
       if (degenerate) degenerate->push_back(where + ":" + t.name);
       continue;
     }
-    bool equal = is_floating(dtype) ? (t.distance_to_candidate >= 0 && t.distance_to_candidate <= tol.rel_l2)
+    // "Is" the trivial output: much closer to it than it is to the reference (a trial whose inputs make a
+    // trivial output nearly right, e.g. ReLU of mostly positive inputs, leaves an honest output close to it).
+    bool equal = is_floating(dtype) ? (t.distance_to_candidate >= 0 &&
+                                       t.distance_to_candidate <= std::min(tol.rel_l2, t.stats.rel_l2 / tol.trivial_margin))
                                     : t.distance_to_candidate == 0;
     if (equal) {
       same.push_back({"rejected.trivial_output", where + " is the trivial '" + t.name +

@@ -1,8 +1,8 @@
 #pragma once
-// Minimal process control used by the evaluator until every job goes through kf::sandbox::run:
-// a child in its own process group (so the whole tree can be killed), chosen descriptors passed
-// through, and a run-to-completion helper with a wall-clock limit and capped output.
-// Swap point: run_job() is the only place compile jobs are launched.
+// Process control for the evaluator's trusted helpers (the oracle, toolchain probes): a child in its
+// own process group (so the whole tree can be killed), chosen descriptors passed through, and a
+// run-to-completion helper with a wall-clock limit and capped output. Candidate code (compile jobs,
+// the runner) always goes through kf::sandbox instead.
 #include <sys/types.h>
 
 #include <map>

@@ -14,6 +14,23 @@
 
 namespace kf::eval {
 
+Result<CudaIsolation> parse_cuda_isolation(const std::string& text) {
+  if (text == "full") return CudaIsolation::full;
+  if (text == "shared-pid") return CudaIsolation::shared_pid;
+  if (text == "none") return CudaIsolation::none;
+  return make_error("usage.cuda_isolation",
+                    "unknown cuda runner isolation '" + text + "': use full, shared-pid or none");
+}
+
+std::string to_string(CudaIsolation isolation) {
+  switch (isolation) {
+    case CudaIsolation::full: return "full";
+    case CudaIsolation::shared_pid: return "shared-pid";
+    case CudaIsolation::none: return "none";
+  }
+  return "full";
+}
+
 RunnerSession::~RunnerSession() { finish(); }
 
 Status RunnerSession::start(const std::string& runner, const std::string& job_dir,
@@ -44,13 +61,9 @@ Status RunnerSession::start(const std::string& runner, const std::string& job_di
   spec.limits.cpu_s = (lifetime + 10) * cores;
   spec.limits.processes = 1024;  // threads count against the cgroup's pids limit
   spec.limits.file_size_bytes = 16ull << 30;
-  spec.limits.memory_bytes = confinement.cuda ? 32ull << 30 : 4ull << 30;
-  if (confinement.cuda) {
-    // The cuda transport shares device memory through legacy CUDA IPC handles
-    // (cudaIpcOpenMemHandle), which identify the exporting process (the oracle) by PID and are not
-    // known to open across PID namespaces or users. Until the transport moves to POSIX-fd handles the
-    // cuda runner keeps the setup verified on the GPU: no namespaces, kforge's own user, but the
-    // sandbox's limits, clean environment, closed descriptors and cgroup. See docs/sandbox.md.
+  spec.limits.memory_bytes = confinement.cuda ? 16ull << 30 : 4ull << 30;
+  if (confinement.cuda && confinement.cuda_isolation == CudaIsolation::shared_pid) spec.pid_namespace = false;
+  if (confinement.cuda && confinement.cuda_isolation == CudaIsolation::none) {
     spec.namespaces = false;
     spec.run_as_uid = static_cast<uint32_t>(geteuid());
     spec.run_as_gid = static_cast<uint32_t>(getegid());

@@ -23,8 +23,16 @@ struct RunnerEnd {
 };
 
 // How the runner is confined beyond the job folder (which it may read and write).
+// The cuda runner's isolation: every namespace and an unprivileged user (full); the same without
+// the PID namespace (shared-pid); or limits, clean environment and cgroup only, as kforge's user (none).
+enum class CudaIsolation { full, shared_pid, none };
+constexpr CudaIsolation kDefaultCudaIsolation = CudaIsolation::full;
+Result<CudaIsolation> parse_cuda_isolation(const std::string& text);
+std::string to_string(CudaIsolation isolation);
+
 struct RunnerSandbox {
-  bool cuda = false;                         // GPU devices visible; see start() for the namespaces
+  bool cuda = false;                         // GPU devices visible
+  CudaIsolation cuda_isolation = CudaIsolation::full;
   std::vector<std::string> readonly_paths;   // e.g. the CUDA libraries
 };
 

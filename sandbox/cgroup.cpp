@@ -123,6 +123,10 @@ JobCgroup JobCgroup::create(const std::string& name, uint64_t memory_bytes, int 
       return g;
     }
     g.created_.push_back(dir);
+    if (!exists(dir + "/cgroup.procs")) {
+      g.missing_.push_back("per-job cgroup (" + dir + " has no cgroup.procs): memory limit, process cap and group kill");
+      return g;
+    }
     g.v2_dir_ = dir;
     g.procs_files_.push_back(dir + "/cgroup.procs");
     g.kill_dirs_.push_back(dir);
@@ -147,6 +151,7 @@ JobCgroup JobCgroup::create(const std::string& name, uint64_t memory_bytes, int 
     std::string dir = parent + "/kforge-" + name;
     if (::mkdir(dir.c_str(), 0755) != 0) return {};
     g.created_.push_back(dir);
+    if (!exists(dir + "/cgroup.procs")) return {};  // a group nobody can join (seen on gVisor)
     g.procs_files_.push_back(dir + "/cgroup.procs");
     g.kill_dirs_.push_back(dir);
     return dir;
@@ -196,6 +201,15 @@ bool JobCgroup::oom_killed() const {
            read_key(memory_dir_ + "/memory.oom_control", "under_oom").value_or(0) > 0;
   }
   return false;
+}
+
+std::vector<std::string> JobCgroup::add_process(pid_t pid) const {
+  std::vector<std::string> failed;
+  for (const auto& file : procs_files_) {
+    if (!write_text(file, std::to_string(pid)))
+      failed.push_back("cgroup " + file + " (cannot join: " + errno_text() + "): its limit does not apply");
+  }
+  return failed;
 }
 
 void JobCgroup::kill_all() const {

@@ -23,8 +23,8 @@ class JobCgroup {
   JobCgroup& operator=(const JobCgroup&) = delete;
   ~JobCgroup();
 
-  // Files the child writes "0" into to join the job's groups (before it execs).
-  const std::vector<std::string>& procs_files() const { return procs_files_; }
+  // Moves a process into every group of the job; returns one message per group it could not join.
+  std::vector<std::string> add_process(pid_t pid) const;
   const std::vector<std::string>& missing() const { return missing_; }
   bool limits_memory() const { return memory_limited_; }
   bool limits_processes() const { return pids_limited_; }

@@ -100,12 +100,13 @@ struct ChildPlan {
   int clone_flags = 0;
   bool pid_ns = false;
   bool mount_ns = false;
+  bool cgroup_ns = false;
   const char* exe = nullptr;
   std::vector<char*> argv, envp;
   const std::vector<MountOp>* mounts = nullptr;
   const char* root = nullptr;
   const char* workdir = nullptr;
-  std::vector<const char*> cgroup_procs;
+  int go_r = -1;  // the supervisor writes one byte here once the child sits in the job's cgroups
   int stdin_r = -1, stdout_w = -1, stderr_w = -1, err_w = -1, status_w = -1;
   std::vector<int> job_keep;   // sorted: pass_fds + err_w
   std::vector<int> pass_fds;
@@ -251,11 +252,14 @@ void child_mounts(const ChildPlan& p) {
 
 [[noreturn]] void child_main(const ChildPlan& p) {
   ::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
-  for (const char* file : p.cgroup_procs) {
-    const int fd = ::open(file, O_WRONLY | O_CLOEXEC);
-    if (fd < 0 || ::write(fd, "0", 1) != 1) child_fail(p, "join cgroup", errno);
-    ::close(fd);
+  char go = 0;
+  ssize_t got;
+  while ((got = ::read(p.go_r, &go, 1)) < 0 && errno == EINTR) {
   }
+  if (got != 1) ::_exit(127);  // the supervisor gave up on this launch
+  ::close(p.go_r);
+  // Best effort: it only hides the host's cgroup paths from the job.
+  if (p.cgroup_ns) (void)::unshare(CLONE_NEWCGROUP);
   if (p.mount_ns) child_mounts(p);
   if (p.pid_ns) init_main(p);
   exec_job(p);
@@ -370,7 +374,7 @@ struct Job::Impl {
   std::string workdir, exe, root_dir, ns_id;
   std::vector<std::string> env_strings, argv_strings;
   JobCgroup cgroup;
-  Pipe in_p, out_p, err_p, report_p, status_p;
+  Pipe in_p, out_p, err_p, report_p, status_p, go_p;
   pid_t child = -1;
   int pidfd = -1;
   Clock::time_point t0;
@@ -459,16 +463,23 @@ Status Job::Impl::prepare() {
     const auto& support = namespace_support();
     plan.clone_flags = support.flags;
     out.missing_protections = support.missing;
+    if (!spec.pid_namespace && (plan.clone_flags & CLONE_NEWPID)) {
+      plan.clone_flags &= ~CLONE_NEWPID;
+      out.missing_protections.push_back(std::string(kNamespaces[0].name) + " disabled by Spec.pid_namespace");
+    }
   } else {
     for (const auto& ns : kNamespaces)
       out.missing_protections.push_back(std::string(ns.name) + " disabled by Spec.namespaces");
   }
   plan.pid_ns = plan.clone_flags & CLONE_NEWPID;
   plan.mount_ns = plan.clone_flags & CLONE_NEWNS;
+  // The cgroup namespace is entered after the child has joined the job's groups: some kernels
+  // (gVisor) resolve /sys/fs/cgroup paths relative to the namespace's root.
+  plan.cgroup_ns = plan.clone_flags & CLONE_NEWCGROUP;
+  plan.clone_flags &= ~CLONE_NEWCGROUP;
 
   cgroup = JobCgroup::create(job_name(), spec.limits.memory_bytes, spec.limits.processes);
   for (const auto& m : cgroup.missing()) out.missing_protections.push_back(m);
-  for (const auto& f : cgroup.procs_files()) plan.cgroup_procs.push_back(f.c_str());
 
   if (plan.mount_ns) {
     std::string tmpl_text = "/tmp/kforge-root-" + std::to_string(::getpid()) + "-XXXXXX";
@@ -528,7 +539,8 @@ Status Job::Impl::prepare() {
       out.missing_protections.push_back("host memory limit (no cgroup; RLIMIT_AS would break CUDA)");
   }
 
-  if (!make_pipe(in_p) || !make_pipe(out_p) || !make_pipe(err_p) || !make_pipe(report_p) || !make_pipe(status_p))
+  if (!make_pipe(in_p) || !make_pipe(out_p) || !make_pipe(err_p) || !make_pipe(report_p) || !make_pipe(status_p) ||
+      !make_pipe(go_p))
     return make_error("sandbox.setup", std::string("sandbox: cannot create pipes: ") + std::strerror(errno) +
                                            "; raise kforge's open-file limit");
   plan.stdin_r = in_p.r;
@@ -536,6 +548,7 @@ Status Job::Impl::prepare() {
   plan.stderr_w = err_p.w;
   plan.err_w = report_p.w;
   plan.status_w = status_p.w;
+  plan.go_r = go_p.r;
   plan.pass_fds = spec.pass_fds;
   plan.job_keep = spec.pass_fds;
   plan.job_keep.push_back(report_p.w);
@@ -564,6 +577,13 @@ void Job::Impl::launch(std::promise<Status>& started) {
   err_p.close_w();
   report_p.close_w();
   status_p.close_w();
+  go_p.close_r();
+  // The supervisor moves the child into the job's groups (the child cannot always name them: some
+  // kernels resolve cgroup paths inside its namespaces differently) before it runs anything.
+  for (auto& failure : cgroup.add_process(child)) out.missing_protections.push_back(std::move(failure));
+  const char go = 1;
+  if (::write(go_p.w, &go, 1) != 1) out.missing_protections.push_back("sandbox start handshake failed");
+  go_p.close_w();
   if (plan.pid_ns) ns_id = read_ns_id(child);
   pidfd = static_cast<int>(::syscall(SYS_pidfd_open, child, 0));
   // The setup report: EOF once the job's program is exec'ed, or the failed step.

@@ -43,6 +43,9 @@ struct Spec {
   // false: a plain fork with limits only (benchmarks, debugging); every namespace is then listed
   // in Outcome.missing_protections.
   bool namespaces = true;
+  // false: every namespace but the PID one (the job then sees other processes; no /proc is mounted in
+  // its minimal root). For drivers whose handles name processes by PID.
+  bool pid_namespace = true;
   // When kforge runs as root the job runs as this unprivileged user (the job folder is handed to
   // it); root ignores RLIMIT_NPROC and file permissions, an unprivileged user does not.
   uint32_t run_as_uid = 65534;

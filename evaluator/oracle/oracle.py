@@ -824,7 +824,17 @@ def summarize(times):
             "p90_ms": s[int(0.9 * (n - 1))], "calls": n}
 
 
+def make_not_dumpable():
+    """The oracle holds reference outputs: no ptrace attach, no /proc/<pid>/mem for other processes."""
+    try:
+        PR_SET_DUMPABLE = 4
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass  # not Linux: nothing to do
+
+
 def main():
+    make_not_dumpable()
     oracle = Oracle()
     for line in sys.stdin:
         line = line.strip()

@@ -70,6 +70,28 @@ TEST_F(AuditIntegration, TablePrintsTotals) {
   EXPECT_NE(r.out.find("kforge verifier: a trivial output passes on 0 of 1 problems"), std::string::npos) << r.out;
 }
 
+TEST_F(AuditIntegration, BaselineIsTimedOnRequest) {
+  const auto r = run_command(audit("--seeds 1 --baseline --json --problems " +
+                                   quote(source("tests/audit/problems/2_relu.py"))) +
+                             " 2>/dev/null");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  const auto report = nlohmann::json::parse(r.out);
+  const auto& eager = report["problems"][0]["eager_ms"];
+  ASSERT_TRUE(eager.is_object()) << r.out;
+  EXPECT_GT(eager["median"].get<double>(), 0.0);
+  EXPECT_LE(eager["p10"].get<double>(), eager["p90"].get<double>());
+  EXPECT_GE(eager["calls"].get<int>(), 1);
+
+  const auto table = run_command(audit("--seeds 1 --baseline --problems " +
+                                       quote(source("tests/audit/problems/2_relu.py"))) +
+                                 " 2>/dev/null");
+  EXPECT_NE(table.out.find("Eager PyTorch baselines"), std::string::npos) << table.out;
+  const auto without = run_command(audit("--seeds 1 --json --problems " +
+                                         quote(source("tests/audit/problems/2_relu.py"))) +
+                                   " 2>/dev/null");
+  EXPECT_FALSE(nlohmann::json::parse(without.out)["problems"][0].contains("eager_ms"));
+}
+
 TEST_F(AuditIntegration, BrokenProblemIsNamed) {
   const auto r = run_command(audit("--seeds 1 --problems " + quote(source("tests/audit/bad_problems"))) + " 2>&1");
   EXPECT_EQ(r.exit_code, 2) << r.out;

@@ -46,7 +46,14 @@ inline bool gpu_present() {
   return r.exit_code == 0 && r.out.find("GPU") != std::string::npos;
 }
 
-inline std::string source(const std::string& relative) { return std::string(KFORGE_TEST_SOURCE_DIR) + "/" + relative; }
-inline std::string kforge() { return std::string(KFORGE_TEST_BINARY_DIR) + "/kforge"; }
+// KFORGE_SOURCE_DIR and KFORGE_BIN override the configure-time folders (tests run from a copied tree).
+inline std::string from_env(const char* name, const char* fallback) {
+  const char* value = std::getenv(name);
+  return value && *value ? value : fallback;
+}
+inline std::string source(const std::string& relative) {
+  return from_env("KFORGE_SOURCE_DIR", KFORGE_TEST_SOURCE_DIR) + "/" + relative;
+}
+inline std::string kforge() { return from_env("KFORGE_BIN", KFORGE_TEST_BINARY_DIR "/kforge"); }
 
 }  // namespace kf::audit_test

@@ -139,6 +139,15 @@ TEST_F(HostEval, PassthroughIsRejected) {
   EXPECT_NE(reasons_text(v).find("'passthrough:x'"), std::string::npos) << reasons_text(v);
 }
 
+// The own inputs make "input passed through" correct; the sparse re-validation derived from them must not
+// hold it against an honest kernel, while the other variants still catch a real passthrough.
+TEST_F(HostEval, HonestReluOnNonNegativeInputsPasses) {
+  Verdict v = run("relu_positive.py", "relu_honest.cpp");
+  EXPECT_EQ(v.verdict, "correct") << reasons_text(v);
+  Verdict cheat = run("relu_positive.py", "relu_passthrough.cpp");
+  EXPECT_NE(cheat.verdict, "correct") << reasons_text(cheat);
+}
+
 TEST_F(HostEval, PartialWriteIsRejected) {
   Verdict v = run("scale_add.py", "scale_add_partial.cpp");
   EXPECT_FALSE(v.correct);

@@ -77,6 +77,21 @@ TEST(Judge, NonTriviality) {
   EXPECT_TRUE(degenerate.empty());
 }
 
+// A trial on which a trivial output is nearly right (a few elements of a ReLU's non-negative input made
+// negative): an exact candidate lies close to it in absolute terms but is not that output.
+TEST(Judge, NearlyRightTrivialIsNotTheCandidate) {
+  OutputStats passthrough;
+  passthrough.numel = 1 << 20;
+  passthrough.rel_l2 = 2e-5;
+  passthrough.violations = 12;
+  std::vector<TrivialStats> t{{"passthrough:x", passthrough, 2e-5}};
+  std::vector<std::string> degenerate;
+  EXPECT_TRUE(judge_non_trivial("out", "float32", good(), t, &degenerate).empty());
+  EXPECT_TRUE(degenerate.empty());
+  t[0].distance_to_candidate = 0;  // the passthrough itself
+  EXPECT_TRUE(has(judge_non_trivial("out", "float32", good(), t, &degenerate), "rejected.trivial_output"));
+}
+
 TEST(Judge, TrivialThatPassesMarksDegenerate) {
   OutputStats zeros;
   zeros.numel = 10;
