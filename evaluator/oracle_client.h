@@ -1,13 +1,15 @@
 #pragma once
 // The supervisor's side of the oracle (evaluator/oracle/oracle.py): a trusted, long-lived python
-// process speaking JSON lines. Restarted on the next request after it dies.
-#include <sys/types.h>
-
+// process speaking JSON lines over two pipes. It runs as a sandbox job with looser limits (no
+// namespaces: it shares device memory with the runner and needs the python installation, wherever that
+// is), without kforge's secrets in its environment. Restarted on the next request after it dies.
 #include <nlohmann/json.hpp>
 
+#include <memory>
 #include <string>
 
 #include "core/result.h"
+#include "sandbox/launcher.h"
 
 namespace kf::eval {
 
@@ -27,9 +29,11 @@ class OracleClient {
  private:
   Status start();
   std::string log_tail() const;
+  // Why the oracle stopped answering (its failed start, memory limit or log), then stop().
+  std::string exit_account();
 
   std::string python_, script_, log_path_;
-  pid_t pid_ = -1;
+  std::unique_ptr<sandbox::Job> job_;
   int to_child_ = -1;
   int from_child_ = -1;
   std::string pending_;

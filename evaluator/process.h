@@ -1,8 +1,8 @@
 #pragma once
-// Process control for the evaluator's trusted helpers (the oracle, toolchain probes): a child in its
-// own process group (so the whole tree can be killed), chosen descriptors passed through, and a
-// run-to-completion helper with a wall-clock limit and capped output. Candidate code (compile jobs,
-// the runner) always goes through kf::sandbox instead.
+// Process control for the evaluator's toolchain probes (nvcc --version, nvidia-smi): a child in its own
+// process group (so the whole tree can be killed), chosen descriptors passed through, and a
+// run-to-completion helper with a wall-clock limit and capped output. Compile jobs, the runner and the
+// oracle go through kf::sandbox instead.
 #include <sys/types.h>
 
 #include <map>

@@ -590,9 +590,9 @@ void Job::Impl::launch(std::promise<Status>& started) {
   char buf[256];
   for (;;) {
     pollfd p{report_p.r, POLLIN, 0};
-    const int left_ms = static_cast<int>((spec.limits.wall_s - seconds_since(t0)) * 1000);
+    const double left_ms = (spec.limits.wall_s - seconds_since(t0)) * 1000;
     if (left_ms <= 0) break;  // a setup step hangs; the wall limit applies to it too
-    if (::poll(&p, 1, std::min(left_ms, 1000)) <= 0) continue;
+    if (::poll(&p, 1, static_cast<int>(std::min(left_ms, 1000.0))) <= 0) continue;
     const ssize_t n = ::read(report_p.r, buf, sizeof buf);
     if (n > 0) report.append(buf, static_cast<size_t>(n));
     if (n == 0 || (n < 0 && errno != EINTR)) {
@@ -662,7 +662,7 @@ void Job::Impl::supervise() {
       if (fd >= 0) fds.push_back({fd, POLLIN, 0});
     if (pidfd >= 0) fds.push_back({pidfd, POLLIN, 0});
     int timeout_ms = 100;
-    if (!child_done) timeout_ms = std::clamp(static_cast<int>((L.wall_s - elapsed) * 1000) + 1, 1, 100);
+    if (!child_done) timeout_ms = std::clamp(static_cast<int>(std::min((L.wall_s - elapsed) * 1000, 100.0)) + 1, 1, 100);
     ::poll(fds.data(), fds.size(), timeout_ms);
     for (const auto& p : fds) {
       if (!(p.revents & (POLLIN | POLLOUT | POLLHUP | POLLERR))) continue;

@@ -19,7 +19,15 @@ import sys
 import time
 import traceback
 
-_proto = os.fdopen(os.dup(1), "w", buffering=1)
+# Protocol: JSON-line requests on --in-fd (default stdin), responses on --out-fd (default stdout); the
+# oracle's own output (and torch's) goes to --log (default stderr), so nothing else can corrupt the protocol.
+_args = dict(zip(sys.argv[1::2], sys.argv[2::2]))
+if "--log" in _args:
+    _log = os.open(_args["--log"], os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    os.dup2(_log, 2)
+    os.close(_log)
+_requests = os.fdopen(int(_args.get("--in-fd", 0)), "r")
+_proto = os.fdopen(os.dup(int(_args.get("--out-fd", 1))), "w", buffering=1)
 os.dup2(2, 1)
 sys.stdout = sys.stderr
 
@@ -836,7 +844,7 @@ def make_not_dumpable():
 def main():
     make_not_dumpable()
     oracle = Oracle()
-    for line in sys.stdin:
+    for line in _requests:
         line = line.strip()
         if not line:
             continue

@@ -1,6 +1,7 @@
 // The whole pipeline on the host backend (CPU torch, g++ candidates, real processes): label integration.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <filesystem>
 
 #include "evaluator/evaluator.h"
@@ -199,6 +200,17 @@ TEST_F(HostEval, EndlessLoopTimesOutAndLeavesNothing) {
   EXPECT_EQ(v.verdict, "timeout") << reasons_text(v);
   EXPECT_TRUE(has_reason(v, "timeout"));
   EXPECT_EQ(v.checks["runner_tree_empty"], true);
+}
+
+TEST_F(HostEval, OracleDoesNotSeeCredentials) {
+  ::setenv("KFORGE_TEST_API_KEY", "kforge-test-secret-1", 1);
+  ::setenv("KFORGE_TEST_AUTH_TOKEN", "kforge-test-secret-2", 1);
+  auto e = Evaluator::create(options());  // its oracle starts now, with this environment
+  ASSERT_TRUE(e.ok());
+  Verdict v = (*e)->evaluate_file(problem("env_probe.py"), host_candidate("scale_add_honest.cpp"));
+  ::unsetenv("KFORGE_TEST_API_KEY");
+  ::unsetenv("KFORGE_TEST_AUTH_TOKEN");
+  EXPECT_EQ(v.verdict, "correct") << reasons_text(v);
 }
 
 TEST(HostEvalOptions, RejectsFewerThanThreeTrials) {
