@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cstdlib>
 #include <fstream>
+#include <ostream>
 #include <thread>
 #include <filesystem>
 #include <string>
@@ -29,6 +30,8 @@ struct Case {
   ProviderKind kind;
   bool stream;
 };
+// Names the case in gtest's output instead of dumping the struct's bytes.
+void PrintTo(const Case& c, std::ostream* os) { *os << to_string(c.kind) << (c.stream ? " streaming" : " plain"); }
 
 std::string case_name(const ::testing::TestParamInfo<Case>& info) {
   std::string name = to_string(info.param.kind);
