@@ -51,6 +51,10 @@ class ProblemError(Exception):
     """The problem file is at fault (bad input), not the harness."""
 
 
+class SetupError(Exception):
+    """This machine cannot do what was asked (e.g. no GPU); the message says it all, no traceback."""
+
+
 def send(obj):
     _proto.write(json.dumps(obj, allow_nan=False, default=_json_default) + "\n")
     _proto.flush()
@@ -422,8 +426,8 @@ class Oracle:
     def device(self, backend):
         if backend == "cuda":
             if not torch.cuda.is_available():
-                raise RuntimeError("the cuda backend needs a GPU, but torch sees none "
-                                   "(use --backend host on machines without a GPU)")
+                raise SetupError("the cuda backend needs a GPU, but torch sees none "
+                                 "(use --backend host on machines without a GPU)")
             return "cuda"
         return "cpu"
 
@@ -859,6 +863,8 @@ def main():
             send(res)
         except ProblemError as e:
             send({"ok": False, "kind": "problem", "error": str(e)})
+        except SetupError as e:
+            send({"ok": False, "kind": "harness", "error": str(e)})
         except Exception as e:  # harness failure: report with the traceback tail
             tb = traceback.format_exc()
             send({"ok": False, "kind": "harness", "error": f"{type(e).__name__}: {e}", "traceback": tb[-4000:]})
