@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -119,12 +120,12 @@ JobCgroup JobCgroup::create(const std::string& name, uint64_t memory_bytes, int 
     write_text(base + "/cgroup.subtree_control", "+memory +pids +cpu");
     const std::string dir = base + "/" + name;
     if (::mkdir(dir.c_str(), 0755) != 0) {
-      g.missing_.push_back("per-job cgroup (v2 mkdir " + dir + ": " + errno_text() + "): memory limit, process cap and group kill");
+      g.missing_.push_back("per-job cgroup (v2 mkdir under " + base + ": " + errno_text() + "): memory limit, process cap and group kill");
       return g;
     }
     g.created_.push_back(dir);
     if (!exists(dir + "/cgroup.procs")) {
-      g.missing_.push_back("per-job cgroup (" + dir + " has no cgroup.procs): memory limit, process cap and group kill");
+      g.missing_.push_back("per-job cgroup (groups under " + base + " have no cgroup.procs): memory limit, process cap and group kill");
       return g;
     }
     g.v2_dir_ = dir;
@@ -207,7 +208,9 @@ std::vector<std::string> JobCgroup::add_process(pid_t pid) const {
   std::vector<std::string> failed;
   for (const auto& file : procs_files_) {
     if (!write_text(file, std::to_string(pid)))
-      failed.push_back("cgroup " + file + " (cannot join: " + errno_text() + "): its limit does not apply");
+      // Named by hierarchy, not by job, so that the launcher can warn about it once.
+      failed.push_back("cgroup " + std::filesystem::path(file).parent_path().parent_path().string() +
+                       " (cannot join a job's group: " + errno_text() + "): its limits do not apply");
   }
   return failed;
 }

@@ -411,6 +411,19 @@ struct Job::Impl {
   void finish();
 };
 
+// A protection the kernel or the cgroup setup does not give is worth one warning per process; one the
+// caller turned off (Spec.namespaces, Spec.pid_namespace) is only a debug line.
+void warn_once_unless_chosen(const std::string& missing) {
+  if (missing.find("disabled by Spec.") != std::string::npos) {
+    log::debug("sandbox: missing protection: " + missing);
+    return;
+  }
+  static std::mutex mutex;
+  static std::set<std::string> warned;
+  std::lock_guard lock(mutex);
+  if (warned.insert(missing).second) log::warn("sandbox: missing protection: " + missing);
+}
+
 // Leftovers of a kforge process that died mid-job (its mount point and cgroups; the job itself died
 // with it through PR_SET_PDEATHSIG): removed once per process, only when empty and their owner is gone.
 void remove_stale_leftovers() {
@@ -739,7 +752,7 @@ void Job::Impl::finish() {
     ::rmdir(root_dir.c_str());
     root_dir.clear();
   }
-  for (const auto& m : out.missing_protections) log::debug("sandbox: missing protection: " + m);
+  for (const auto& m : out.missing_protections) warn_once_unless_chosen(m);
 }
 
 Job::Job(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
