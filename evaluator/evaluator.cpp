@@ -116,6 +116,11 @@ struct Evaluator::Impl {
   std::string compiler_setup_error;
   // "output:trivial" pairs that pass on their own on trial 0 of the evaluation in progress.
   std::set<std::string> base_degenerate;
+  // The last prepared trial's tensor shapes (sent with every runner command: they may change between
+  // trials) and the bytes its inputs and outputs occupy (the bandwidth floor of the timing that follows).
+  nlohmann::json trial_shapes;
+  int64_t trial_bytes = 0;
+  bool varying_shapes = false;  // the loaded problem's shapes depend on the seed (trial records show them)
 
   ~Impl() {
     if (oracle) oracle->stop();
@@ -146,6 +151,7 @@ struct Evaluator::Impl {
   }
 
   Result<nlohmann::json> ask(const nlohmann::json& req) { return oracle->request(req, opt.oracle_timeout_s); }
+  Result<std::vector<TrivialReport>> trivial_reports(const nlohmann::json& request);
   // The same timing method and settings for the baseline wherever it is timed.
   nlohmann::json baseline_request() const {
     return {{"op", "time_baseline"},
@@ -280,7 +286,9 @@ bool Evaluator::Impl::one_trial(Verdict& v, RunnerSession& runner, int trial, ui
                          prep.error().message});
     return false;
   }
-  auto e = runner.exchange({{"op", "call"}});
+  trial_shapes = (*prep)["shapes"];
+  trial_bytes = prep->value("bytes", int64_t{0});
+  auto e = runner.exchange({{"op", "call"}, {"shapes", trial_shapes}});
   if (runner_failed(v, e, label)) return false;
   auto cmp = ask({{"op", "compare"}, {"tolerances", tolerances_json()}});
   if (!cmp.ok()) {
@@ -289,6 +297,7 @@ bool Evaluator::Impl::one_trial(Verdict& v, RunnerSession& runner, int trial, ui
     return false;
   }
   nlohmann::json record{{"trial", trial}, {"label", label}, {"seed", seed}, {"variant", (*cmp)["variant"]}};
+  if (varying_shapes) record["shapes"] = trial_shapes;
   record["outputs"] = nlohmann::json::array();
   std::vector<Reason> reasons;
   std::vector<std::string> degenerate;
@@ -384,6 +393,9 @@ Verdict Evaluator::Impl::evaluate(const std::string& problem, const Compiled& co
     return harness(loaded.error().code == "oracle.problem" ? "problem.invalid" : "harness.oracle",
                    loaded.error().message);
   v.checks["input_generator"] = (*loaded)["input_generator"];
+  varying_shapes = false;
+  for (const char* role : {"inputs", "outputs"})
+    for (const auto& spec : (*loaded)[role]) varying_shapes = varying_shapes || spec.contains("varying");
 
   std::string tmpl = opt.work_root + "/kforge-eval-XXXXXX";
   if (!mkdtemp(tmpl.data())) return harness("harness.work_root", "cannot create a private folder under " + opt.work_root);
@@ -398,7 +410,12 @@ Verdict Evaluator::Impl::evaluate(const std::string& problem, const Compiled& co
     }
   } cleanup{this, job_dir};
 
-  auto setup = ask({{"op", "setup"}, {"dir", job_dir}});
+  // Every seed this evaluation will prepare, so that buffers fit the largest trial of a problem whose
+  // shapes depend on the seed (the order of trials below).
+  nlohmann::json seeds = nlohmann::json::array();
+  for (int k = 0; k < opt.trials; ++k) seeds.push_back(opt.seed + static_cast<uint64_t>(k));
+  seeds.push_back(opt.seed + 1000 + static_cast<uint64_t>(opt.trials));
+  auto setup = ask({{"op", "setup"}, {"dir", job_dir}, {"seeds", seeds}});
   if (!setup.ok()) return harness("harness.oracle", setup.error().message);
   // The runner sees only its job folder (and the toolchain's libraries): it gets its own copy of the
   // candidate library rather than a view into the compile cache.
@@ -436,6 +453,7 @@ Verdict Evaluator::Impl::evaluate(const std::string& problem, const Compiled& co
     return harness("harness.runner", st.error().message);
   auto ready = runner.exchange(nullptr);
   phase("setup");
+  int64_t timed_trial_bytes = 0;
   if (!runner_failed(v, ready, "start-up")) {
     bool ok = true;
     for (int k = 0; k < opt.trials && ok; ++k)
@@ -443,11 +461,13 @@ Verdict Evaluator::Impl::evaluate(const std::string& problem, const Compiled& co
                      "trial " + std::to_string(k));
     phase("trials");
     if (ok && opt.time_candidate) {
+      timed_trial_bytes = trial_bytes;  // the timing loop runs on the last trial's inputs
       auto tm = runner.exchange({{"op", "time"},
                                  {"warmup", opt.warmup_calls},
                                  {"min_calls", opt.min_timed_calls},
                                  {"max_calls", opt.max_timed_calls},
-                                 {"budget_ms", opt.timing_budget_ms}});
+                                 {"budget_ms", opt.timing_budget_ms},
+                                 {"shapes", trial_shapes}});
       if (!runner_failed(v, tm, "the timing loop")) {
         v.checks["timing"] = {{"candidate_events", tm.reply["events"]}, {"candidate_sync", tm.reply["sync"]}};
         v.time_ms = tm.reply["events"].value("median_ms", 0.0);
@@ -479,8 +499,7 @@ Verdict Evaluator::Impl::evaluate(const std::string& problem, const Compiled& co
 
   finalize(v);
   if (v.correct && opt.time_candidate && v.time_ms) {
-    int64_t bytes = 0;
-    for (const auto& b : (*setup)["buffers"]) bytes += b.value("nbytes", int64_t{0});
+    const int64_t bytes = timed_trial_bytes;
     v.checks["bytes_moved"] = bytes;
     if (opt.measure_baseline) {
       auto base = ask(baseline_request());
@@ -528,7 +547,9 @@ Result<Signature> Evaluator::signature(const std::string& problem_path) {
   s.precision = impl_->opt.precision;
   auto conv = [](const nlohmann::json& a) {
     std::vector<TensorSpec> v;
-    for (const auto& t : a) v.push_back({t.at("name"), t.at("dtype"), t.at("shape").get<std::vector<int64_t>>()});
+    for (const auto& t : a)
+      v.push_back({t.at("name"), t.at("dtype"), t.at("shape").get<std::vector<int64_t>>(),
+                   t.value("varying", std::vector<int>{})});
     return v;
   };
   s.inputs = conv((*r)["inputs"]);
@@ -562,11 +583,27 @@ Result<std::vector<TrivialReport>> Evaluator::trivial_stats(const std::string& p
   std::lock_guard lock(impl_->eval_mutex);
   auto l = impl_->load(problem_path);
   if (!l.ok()) return l.error();
-  auto r = impl_->ask({{"op", "trivial"},
-                       {"seed", impl_->opt.seed + static_cast<uint64_t>(trial)},
-                       {"variant", kVariants[trial % 5]},
-                       {"tolerances", tolerances_json()},
-                       {"allclose", allclose_tolerances}});
+  return impl_->trivial_reports({{"op", "trivial"},
+                                 {"seed", impl_->opt.seed + static_cast<uint64_t>(trial)},
+                                 {"variant", kVariants[trial % 5]},
+                                 {"tolerances", tolerances_json()},
+                                 {"allclose", allclose_tolerances}});
+}
+
+Result<std::vector<TrivialReport>> Evaluator::kernelbench_trivial_stats(
+    const std::string& problem_path, int trial, int trials, const std::vector<double>& allclose_tolerances) {
+  std::lock_guard lock(impl_->eval_mutex);
+  auto l = impl_->load(problem_path);
+  if (!l.ok()) return l.error();
+  return impl_->trivial_reports({{"op", "trivial"},
+                                 {"kernelbench_trial", trial},
+                                 {"kernelbench_trials", trials},
+                                 {"tolerances", tolerances_json()},
+                                 {"allclose", allclose_tolerances}});
+}
+
+Result<std::vector<TrivialReport>> Evaluator::Impl::trivial_reports(const nlohmann::json& request) {
+  auto r = ask(request);
   if (!r.ok()) return r.error();
   std::vector<TrivialReport> out;
   for (const auto& t : (*r)["trivial"]) {

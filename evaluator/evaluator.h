@@ -85,7 +85,8 @@ struct Compiled {
 struct TensorSpec {
   std::string name;   // forward argument name or state_dict key
   std::string dtype;  // "float32", "float16", "bfloat16", "float64", "int64", "int32", "bool", "int8", "uint8"
-  std::vector<int64_t> shape;
+  std::vector<int64_t> shape;       // on trial 0 (the problem's own inputs)
+  std::vector<int> varying_dims;    // dimensions whose size depends on the seed (read from kf_tensor.shape)
 };
 
 struct Signature {
@@ -190,6 +191,11 @@ class Evaluator {
   // Trivial-output statistics on trial `trial` (0 = the problem's own inputs) for the audit.
   Result<std::vector<TrivialReport>> trivial_stats(const std::string& problem_path, int trial,
                                                    const std::vector<double>& allclose_tolerances);
+  // The same on trial `trial` of KernelBench's own correctness check with `trials` trials: its seeds (derived
+  // from seed 42), the problem's get_inputs() on the CPU, torch.allclose(reference, trivial). docs/audit.md.
+  Result<std::vector<TrivialReport>> kernelbench_trivial_stats(const std::string& problem_path, int trial,
+                                                              int trials,
+                                                              const std::vector<double>& allclose_tolerances);
 
   // The eager baseline alone (no candidate), with the options' timing settings.
   Result<BaselineTiming> time_baseline(const std::string& problem_path);

@@ -7,8 +7,9 @@ typedef enum { KF_FLOAT32 = 0, KF_FLOAT16 = 1, KF_BFLOAT16 = 2, KF_FLOAT64 = 3,
 typedef struct { void* data; int32_t dtype; int32_t ndim; int64_t shape[8]; } kf_tensor;
 /* inputs: forward() arguments in order, then Model parameters and buffers in state_dict() order;
    outputs: forward() results in order, preallocated with the reference's dtype and shape, contents
-   undefined on entry. All tensors contiguous, row-major. data is a device pointer on the cuda backend
-   and a host pointer on the host backend. stream is the cudaStream_t to launch on (NULL on host).
+   undefined on entry. shape/ndim are those of this call: where a problem's sizes depend on the seed they
+   change from call to call, so read them every time. All tensors contiguous, row-major. data is a device
+   pointer on the cuda backend and a host pointer on the host backend. stream is the cudaStream_t to launch on (NULL on host).
    Return 0 on success; any other value is reported as a runtime error. */
 #ifdef __cplusplus
 extern "C"

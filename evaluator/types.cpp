@@ -56,15 +56,26 @@ const char* abi_name(const std::string& dtype) {
   return "?";
 }
 
-std::string shape_text(const std::vector<int64_t>& shape) {
+std::string shape_text(const TensorSpec& t) {
   std::string s = "[";
-  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + "]";
+  for (size_t i = 0; i < t.shape.size(); ++i) s += (i ? ", " : "") + std::to_string(t.shape[i]);
+  s += "]";
+  if (t.varying_dims.empty()) return s;
+  s += "  (varies between calls:";
+  for (int d : t.varying_dims) s += " shape[" + std::to_string(d) + "]";
+  return s + "; the size shown is one example)";
+}
+
+bool any_varying(const std::vector<TensorSpec>& v) {
+  for (const auto& t : v)
+    if (!t.varying_dims.empty()) return true;
+  return false;
 }
 
 nlohmann::json specs_json(const std::vector<TensorSpec>& v) {
   auto a = nlohmann::json::array();
-  for (const auto& t : v) a.push_back({{"name", t.name}, {"dtype", t.dtype}, {"shape", t.shape}});
+  for (const auto& t : v)
+    a.push_back({{"name", t.name}, {"dtype", t.dtype}, {"shape", t.shape}, {"varying_dims", t.varying_dims}});
   return a;
 }
 }  // namespace
@@ -76,11 +87,15 @@ std::string Signature::to_c_declaration() const {
   o << " * inputs (forward() arguments, then state_dict() entries):\n";
   for (size_t i = 0; i < inputs.size(); ++i)
     o << " *   inputs[" << i << "]  " << inputs[i].name << ": " << abi_name(inputs[i].dtype) << " "
-      << shape_text(inputs[i].shape) << "\n";
+      << shape_text(inputs[i]) << "\n";
   o << " * outputs (forward() results, preallocated, contents undefined on entry):\n";
   for (size_t i = 0; i < outputs.size(); ++i)
     o << " *   outputs[" << i << "] " << outputs[i].name << ": " << abi_name(outputs[i].dtype) << " "
-      << shape_text(outputs[i].shape) << "\n";
+      << shape_text(outputs[i]) << "\n";
+  if (any_varying(inputs) || any_varying(outputs)) {
+    o << " * Sizes marked 'varies' depend on the seed: they change between correctness trials and timed\n"
+      << " * rounds. Read them from kf_tensor.shape[] (and ndim) on every call; never bake in the example.\n";
+  }
   o << " * All tensors contiguous, row-major. */\n";
   o << "int kf_forward(const kf_tensor* inputs, int32_t num_inputs,   /* num_inputs == " << inputs.size()
     << " */\n";

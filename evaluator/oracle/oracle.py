@@ -201,8 +201,61 @@ class Problem:
         self.input_specs = [spec(n, a) for n, a in zip(names, self.arg_tensors(args))]
         self.input_specs += [spec(k, v) for k, v in model.state_dict().items()]
         self.output_specs = [spec(f"output{i}", o) for i, o in enumerate(ref)]
+        self.mark_varying_dims()
         self.base_nonfinite = sum(int((~torch.isfinite(o)).sum()) if o.is_floating_point() else 0 for o in ref)
         self.baseline = None
+
+    def mark_varying_dims(self):
+        """Compares the shapes of a second seed's inputs (and, when those differ, outputs) with trial 0's:
+        dimensions that differ are listed as `varying` in the specs (the signature tells the model)."""
+        args = self.gen_args(self.seed + 1)
+        tensors = self.arg_tensors(args)
+        self.varying = any(list(t.shape) != s["shape"] for t, s in zip(tensors, self.input_specs))
+        if not self.varying:
+            return
+        outs = self.reference(args)
+        for s, t in list(zip(self.input_specs, tensors)) + list(zip(self.output_specs, outs)):
+            if len(t.shape) != len(s["shape"]):
+                s["varying"] = list(range(max(len(t.shape), len(s["shape"]))))
+            else:
+                s["varying"] = [d for d, (a, b) in enumerate(zip(t.shape, s["shape"])) if a != b]
+
+    def trial_shapes(self, seed):
+        """Shapes of every input and output buffer on `seed` (the input variants never change shapes)."""
+        args, ref = self.make_inputs(seed, "own")
+        return [list(t.shape) for t in self.all_inputs(args)] + [list(o.shape) for o in ref]
+
+    def kernelbench_seeds(self, trials):
+        """KernelBench's correctness-trial seeds (src/eval.py, run_and_check_correctness): the CPU generator
+        seeded with seed_num = 42, then one torch.randint(0, 2**32 - 1, (1,)) per trial."""
+        torch.manual_seed(self.seed)
+        return [int(torch.randint(0, 2 ** 32 - 1, (1,)).item()) for _ in range(trials)]
+
+    def kernelbench_inputs(self, trial_seed):
+        """One KernelBench correctness trial: set_seed(trial_seed), get_inputs() on the CPU (KernelBench never
+        sets a default device), tensors moved to the device and floating ones cast to the precision, then the
+        reference under set_seed(trial_seed) again (what KernelBench's seeding leaves before forward: a problem
+        with dropout draws the same mask) and torch's default cuDNN TF32 setting, as KernelBench runs it."""
+        seed_all(trial_seed)
+        try:
+            raw = as_list(self.module.get_inputs())
+        except Exception as e:
+            raise ProblemError(f"problem file {self.path}: get_inputs() raised {type(e).__name__}: {e}")
+        args = []
+        for a in raw:
+            if isinstance(a, torch.Tensor):
+                a = a.to(self.device)
+                args.append(a.to(self.fdtype) if a.is_floating_point() else a)
+            else:
+                args.append(a)
+        seed_all(trial_seed)
+        tf32 = torch.backends.cudnn.allow_tf32
+        torch.backends.cudnn.allow_tf32 = True
+        try:
+            ref = self.reference(args)
+        finally:
+            torch.backends.cudnn.allow_tf32 = tf32
+        return args, ref
 
     def gen_args(self, seed):
         seed_all(seed)
@@ -460,15 +513,20 @@ class Oracle:
         self.release()
         job = req["dir"]
         bufs = []
+        # Buffers hold the largest trial the evaluation announced; each trial then uses a view of its own size.
+        capacity = [list(s["shape"]) for s in p.input_specs + p.output_specs]
+        if p.varying:
+            numel = lambda shape: math.prod(shape)  # noqa: E731
+            for seed in req.get("seeds", []):
+                for i, shape in enumerate(p.trial_shapes(int(seed))):
+                    if numel(shape) > numel(capacity[i]):
+                        capacity[i] = shape
         specs = [("input", i, s) for i, s in enumerate(p.input_specs)] + \
                 [("output", i, s) for i, s in enumerate(p.output_specs)]
         dt_of = {v[0]: k for k, v in DTYPES.items()}
-        for role, i, s in specs:
+        for k, (role, i, s) in enumerate(specs):
             dt = dt_of[s["dtype"]]
-            numel = 1
-            for d in s["shape"]:
-                numel *= d
-            nbytes = numel * torch.empty((), dtype=dt).element_size()
+            nbytes = math.prod(capacity[k]) * torch.empty((), dtype=dt).element_size()
             b = {"role": role, "index": i, "name": s["name"], "dtype": s["dtype"], "code": DTYPES[dt][1],
                  "shape": s["shape"], "nbytes": nbytes}
             if p.device == "cuda":
@@ -484,16 +542,27 @@ class Oracle:
                     f.truncate(max(nbytes, 1))
                 b["file"] = path
                 raw = torch.from_file(path, shared=True, size=max(nbytes, 1), dtype=torch.uint8)[:nbytes]
-            b["_t"] = raw.view(dt).reshape(s["shape"]) if nbytes else torch.empty(s["shape"], dtype=dt,
-                                                                                   device=p.device)
+            b["_raw"], b["_dtype"] = raw, dt
+            b["_t"] = self.view_of(b, s["shape"], p.device)
             bufs.append(b)
         self.buffers = bufs
         return {"buffers": [{k: v for k, v in b.items() if not k.startswith("_")} for b in bufs]}
+
+    @staticmethod
+    def view_of(b, shape, device):
+        """The buffer's first bytes as a tensor of `shape` (the current trial's)."""
+        dt = b["_dtype"]
+        nbytes = math.prod(shape) * torch.empty((), dtype=dt).element_size()
+        if nbytes > b["nbytes"]:
+            raise RuntimeError(f"{b['role']} '{b['name']}' needs {nbytes} bytes for shape {list(shape)} but its "
+                               f"buffer holds {b['nbytes']}: the trial's seed was not announced at setup")
+        return b["_raw"][:nbytes].view(dt).reshape(shape) if nbytes else torch.empty(shape, dtype=dt, device=device)
 
     def release(self):
         if self.buffers:
             for b in self.buffers:
                 b.pop("_t", None)
+                b.pop("_raw", None)
                 if "_ptr" in b and self.cuda is not None:
                     torch.cuda.synchronize()
                     self.cuda.free(b["_ptr"])
@@ -528,19 +597,26 @@ class Oracle:
             used = "own"  # this distribution makes the reference non-finite: not a fair test
             args, ref = p.make_inputs(seed, "own")
         inputs = p.all_inputs(args)
+        for b, t in zip(self.in_bufs(), inputs):
+            b["_t"] = self.view_of(b, t.shape, p.device)
+        for b, o in zip(self.out_bufs(), ref):
+            b["_t"] = self.view_of(b, o.shape, p.device)
         with torch.no_grad():
             for b, t in zip(self.in_bufs(), inputs):
                 b["_t"].copy_(t)
         self.trial = {"seed": seed, "variant": used, "inputs": inputs, "ref": ref,
                       "prof": [ref_profile(r) for r in ref]}
         self.poison()
-        return {"variant": used, "seed": seed, "ref_rms": [pr["rms"] for pr in self.trial["prof"]]}
+        shapes = {"inputs": [list(t.shape) for t in inputs], "outputs": [list(o.shape) for o in ref]}
+        trial_bytes = sum(b["_t"].numel() * b["_t"].element_size() for b in self.buffers)
+        return {"variant": used, "seed": seed, "ref_rms": [pr["rms"] for pr in self.trial["prof"]],
+                "shapes": shapes, "bytes": trial_bytes}
 
     def poison(self):
         with torch.no_grad():
             for b in self.out_bufs():
                 if b["nbytes"]:
-                    b["_t"].reshape(-1).view(torch.uint8).fill_(255)
+                    b["_raw"].fill_(255)
         if self.problem.device == "cuda":
             torch.cuda.synchronize()
 
@@ -593,9 +669,9 @@ class Oracle:
             outs.append({"name": b["name"], "dtype": b["dtype"], "stats": st, "trivial": triv})
         modified = []
         for b, t in zip(self.in_bufs(), self.trial["inputs"]):
-            if b["nbytes"] == 0:
-                continue
             cur = b["_t"]
+            if cur.numel() == 0:
+                continue
             same = bits_view(cur.contiguous()) == bits_view(t.contiguous())
             changed = int((~same).sum())
             if changed:
@@ -716,9 +792,15 @@ class Oracle:
     def op_trivial(self, req):
         """For the audit: trivial outputs' statistics and torch.allclose at given tolerances."""
         p = self.need_problem()
-        seed = int(req.get("seed", p.seed))
-        variant = req.get("variant", "own")
-        args, ref = p.make_inputs(seed, variant)
+        if "kernelbench_trial" in req:
+            # KernelBench's own trial: its seeds, its inputs, torch.allclose(ref, out) argument order.
+            seed = p.kernelbench_seeds(int(req["kernelbench_trials"]))[int(req["kernelbench_trial"])]
+            variant = "kernelbench"
+            args, ref = p.kernelbench_inputs(seed)
+        else:
+            seed = int(req.get("seed", p.seed))
+            variant = req.get("variant", "own")
+            args, ref = p.make_inputs(seed, variant)
         self.trial = {"seed": seed, "variant": variant, "inputs": p.all_inputs(args), "ref": ref,
                       "prof": [ref_profile(r) for r in ref]}
         tols = req["tolerances"]
@@ -731,13 +813,14 @@ class Oracle:
                 full = get(0, r.numel()).reshape(r.shape)
                 ac = []
                 for t in req.get("allclose", []):
+                    # KernelBench calls torch.allclose(output, output_new): rtol scales |candidate|.
                     try:
-                        ok = bool(torch.allclose(full, r, atol=float(t), rtol=float(t)))
+                        ok = bool(torch.allclose(r, full, atol=float(t), rtol=float(t)))
                     except RuntimeError:
-                        ok = bool(torch.equal(full, r))
+                        ok = bool(torch.equal(r, full))
                     ac.append([float(t), ok])
                 res.append({"output": f"output{j}", "dtype": dname, "trivial": name, "stats": st, "allclose": ac})
-        return {"trivial": res}
+        return {"trivial": res, "seed": seed}
 
     def l2_flush_buffer(self, p):
         if p.device != "cuda":

@@ -2,6 +2,8 @@
 // candidate library, maps the input and output buffers named in <job>/job.json (tmpfs files on host,
 // CUDA IPC handles on cuda), then serves the supervisor's commands (one JSON line each on --cmd-fd):
 //   {"op":"call"}                 one kf_forward call, synchronised and checked
+//   (any command may carry "shapes": {"inputs":[[..],..], "outputs":[[..],..]}, the current trial's shapes,
+//    which the tensors take from then on; each must fit its buffer)
 //   {"op":"time", "warmup":W, "min_calls":A, "max_calls":B, "budget_ms":T}
 //   {"op":"exit"}
 // and answers each with one JSON line on --report-fd (never stdout: the candidate may print there).
@@ -90,6 +92,33 @@ struct Runner {
   size_t flush_bytes = 0;
   ForwardFn forward = nullptr;
   std::vector<kf_tensor> inputs, outputs;
+  std::vector<size_t> input_bytes, output_bytes;  // buffer capacities
+
+  void set_shapes(std::vector<kf_tensor>& tensors, const std::vector<size_t>& capacity, const Json& shapes) {
+    if (!shapes.is_array() || shapes.size() != tensors.size()) fail("harness.protocol", "bad shapes in command");
+    for (size_t k = 0; k < tensors.size(); ++k) {
+      const Json& shape = shapes[k];
+      if (!shape.is_array() || shape.size() > 8) fail("harness.protocol", "bad shape in command");
+      size_t numel = 1;
+      for (const auto& d : shape) {
+        if (!d.is_number_integer() || d.get<int64_t>() < 0) fail("harness.protocol", "bad dimension in command");
+        numel *= d.get<size_t>();
+      }
+      if (numel * element_size(tensors[k].dtype) > capacity[k])
+        fail("harness.protocol", "shape larger than its buffer in command");
+      tensors[k].ndim = static_cast<int32_t>(shape.size());
+      for (size_t i = 0; i < shape.size(); ++i) tensors[k].shape[i] = shape[i].get<int64_t>();
+    }
+  }
+
+  static size_t element_size(int32_t dtype) {
+    switch (dtype) {
+      case KF_FLOAT64: case KF_INT64: return 8;
+      case KF_FLOAT32: case KF_INT32: return 4;
+      case KF_FLOAT16: case KF_BFLOAT16: return 2;
+      default: return 1;
+    }
+  }
 
   void check_cuda(int err, const char* what) {
     if (err != 0) fail("runtime_error.cuda", std::string(what) + ": " + rt.describe(err));
@@ -218,6 +247,7 @@ int main(int argc, char** argv) {
       t.data = map_file(b.at("file"), nbytes);
     }
     (b.at("role") == "input" ? r.inputs : r.outputs).push_back(t);
+    (b.at("role") == "input" ? r.input_bytes : r.output_bytes).push_back(nbytes);
   }
   // From here on candidate code runs (static constructors run inside dlopen): confine the process first.
 #ifdef KFORGE_HAVE_RUNNER_SECCOMP
@@ -237,6 +267,11 @@ int main(int argc, char** argv) {
   while (read_line(cmd_fd, &line)) {
     Json cmd = Json::parse(line, nullptr, false);
     std::string op = cmd.is_object() ? cmd.value("op", "") : "";
+    if (cmd.is_object() && cmd.contains("shapes")) {
+      if (!cmd["shapes"].is_object()) fail("harness.protocol", "bad shapes in command");
+      r.set_shapes(r.inputs, r.input_bytes, cmd["shapes"].value("inputs", Json()));
+      r.set_shapes(r.outputs, r.output_bytes, cmd["shapes"].value("outputs", Json()));
+    }
     if (op == "call") {
       double t0 = now_ms();
       r.call_once();

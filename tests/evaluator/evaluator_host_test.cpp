@@ -3,6 +3,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <set>
 
 #include "evaluator/evaluator.h"
 #include "test_support.h"
@@ -126,6 +127,36 @@ TEST_F(HostEval, TrivialStatsShowAllcloseBlindSpot) {
     EXPECT_NEAR(t.stats.rel_l2, 1.0, 1e-9);
   }
   EXPECT_TRUE(found);
+}
+
+// The number of ids depends on the seed: every trial and the timing round get their own shapes, the honest
+// candidate (which checks offsets[-1] == len(indices) and returns an error otherwise) sees them right.
+TEST_F(HostEval, SeedDependentShapesAreJudgedPerTrial) {
+  auto sig = eval_->signature(problem("embedding_bag_random_lengths.py"));
+  ASSERT_TRUE(sig.ok()) << sig.error().message;
+  ASSERT_EQ(sig->inputs.size(), 3u);
+  EXPECT_EQ(sig->inputs[0].varying_dims, std::vector<int>{0});
+  EXPECT_TRUE(sig->inputs[1].varying_dims.empty());
+  EXPECT_TRUE(sig->outputs[0].varying_dims.empty());
+  EXPECT_NE(sig->to_c_declaration().find("varies between calls"), std::string::npos);
+
+  Verdict v = run("embedding_bag_random_lengths.py", "embedding_bag_random_lengths_honest.cpp");
+  EXPECT_EQ(v.verdict, "correct") << reasons_text(v);
+  ASSERT_GE(v.checks["trials"].size(), 5u);  // 3 trials, re-validation after timing, sparse re-validation
+  std::set<int64_t> lengths;
+  for (const auto& t : v.checks["trials"]) lengths.insert(t["shapes"]["inputs"][0][0].get<int64_t>());
+  EXPECT_GE(lengths.size(), 3u) << v.checks["trials"].dump();
+}
+
+TEST_F(HostEval, KernelbenchTrialsUseTheProblemsOwnInputs) {
+  auto a = eval_->kernelbench_trivial_stats(problem("tiny_ref.py"), 0, 5, {1e-2});
+  auto b = eval_->kernelbench_trivial_stats(problem("tiny_ref.py"), 4, 5, {1e-2});
+  ASSERT_TRUE(a.ok()) << a.error().message;
+  ASSERT_TRUE(b.ok()) << b.error().message;
+  ASSERT_FALSE(a->empty());
+  EXPECT_EQ(a->front().trivial, "zeros");
+  EXPECT_TRUE(a->front().allclose[0].second);
+  EXPECT_NE(a->front().stats.ref_rms, b->front().stats.ref_rms);  // different KernelBench seeds
 }
 
 TEST_F(HostEval, ConstantIsRejected) {

@@ -125,12 +125,25 @@ TEST(Signature, CDeclaration) {
   Signature s;
   s.problem = "/x/23_Softmax.py";
   s.precision = "fp32";
-  s.inputs = {{"x", "float32", {4, 8}}};
-  s.outputs = {{"output0", "float32", {4, 8}}};
+  s.inputs = {{"x", "float32", {4, 8}, {}}};
+  s.outputs = {{"output0", "float32", {4, 8}, {}}};
   std::string d = s.to_c_declaration();
   EXPECT_NE(d.find("23_Softmax"), std::string::npos);
-  EXPECT_NE(d.find("inputs[0]  x: KF_FLOAT32 [4, 8]"), std::string::npos) << d;
+  EXPECT_NE(d.find("inputs[0]  x: KF_FLOAT32 [4, 8]\n"), std::string::npos) << d;
   EXPECT_NE(d.find("num_inputs == 1"), std::string::npos);
+  EXPECT_EQ(d.find("varies"), std::string::npos) << d;
+}
+
+TEST(Signature, SeedDependentSizesAreNamed) {
+  Signature s;
+  s.problem = "/x/13_EmbeddingBag.py";
+  s.precision = "fp32";
+  s.inputs = {{"indices", "int64", {2558}, {0}}, {"offsets", "int64", {65}, {}}};
+  s.outputs = {{"output0", "float32", {64, 16}, {}}};
+  std::string d = s.to_c_declaration();
+  EXPECT_NE(d.find("inputs[0]  indices: KF_INT64 [2558]  (varies between calls: shape[0]"), std::string::npos) << d;
+  EXPECT_NE(d.find("kf_tensor.shape[]"), std::string::npos) << d;
+  EXPECT_EQ(s.to_json()["inputs"][0]["varying_dims"], nlohmann::json::array({0}));
 }
 
 }  // namespace
