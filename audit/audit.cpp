@@ -16,6 +16,17 @@ bool ProblemAudit::any_kforge_pass() const {
   return std::any_of(rows.begin(), rows.end(), [](const TrivialRow& row) { return row.kforge.passes(); });
 }
 
+bool ProblemAudit::degenerate_for_allclose(size_t tolerance_index) const {
+  return std::any_of(rows.begin(), rows.end(), [&](const TrivialRow& row) {
+    return tolerance_index < row.allclose.size() && row.allclose[tolerance_index].passes() &&
+           row.itself_correct.passes();
+  });
+}
+
+bool ProblemAudit::fooled_allclose(size_t tolerance_index) const {
+  return any_allclose_pass(tolerance_index) && !degenerate_for_allclose(tolerance_index);
+}
+
 namespace {
 
 TrivialRow& row_for(ProblemAudit& audit, const eval::TrivialReport& report, size_t tolerance_count) {
@@ -42,15 +53,20 @@ bool allclose_at(const eval::TrivialReport& report, double tolerance) {
 }  // namespace
 
 void accumulate(ProblemAudit& audit, const std::vector<eval::TrivialReport>& reports,
-                const std::vector<double>& tolerances) {
+                const std::vector<double>& tolerances, TrialSet set) {
   for (const auto& report : reports) {
     TrivialRow& row = row_for(audit, report, tolerances.size());
-    for (size_t i = 0; i < tolerances.size(); ++i) {
-      row.allclose[i].trials += 1;
-      row.allclose[i].passed += allclose_at(report, tolerances[i]) ? 1 : 0;
+    if (set == TrialSet::kernelbench) {
+      for (size_t i = 0; i < tolerances.size(); ++i) {
+        row.allclose[i].trials += 1;
+        row.allclose[i].passed += allclose_at(report, tolerances[i]) ? 1 : 0;
+      }
+      row.itself_correct.trials += 1;
+      row.itself_correct.passed += report.judge_passes ? 1 : 0;
+    } else {
+      row.kforge.trials += 1;
+      row.kforge.passed += report.judge_passes ? 1 : 0;
     }
-    row.kforge.trials += 1;
-    row.kforge.passed += report.judge_passes ? 1 : 0;
     row.max_rel_l2 = std::max(row.max_rel_l2, report.stats.rel_l2);
     row.max_mismatched = std::max(row.max_mismatched, report.stats.mismatched_exact);
   }
@@ -62,19 +78,23 @@ AuditReport run_audit(const AuditRequest& request, const TrivialSource& source,
   AuditReport report;
   report.tolerances = request.tolerances;
   report.seeds = request.seeds;
+  report.kernelbench_trials = request.kernelbench_trials;
   for (const auto& path : request.problems) {
     ProblemAudit audit;
     audit.path = path;
     audit.name = std::filesystem::path(path).stem().string();
     if (progress) progress(audit.name);
-    for (int trial = 0; trial < request.seeds; ++trial) {
-      auto stats = source(path, trial, request.tolerances);
-      if (!stats.ok()) {
-        audit.error = stats.error();
-        audit.rows.clear();
-        break;
+    for (TrialSet set : {TrialSet::kernelbench, TrialSet::kforge}) {
+      const int trials = set == TrialSet::kernelbench ? request.kernelbench_trials : request.seeds;
+      for (int trial = 0; trial < trials && !audit.error; ++trial) {
+        auto stats = source(path, set, trial, request.tolerances);
+        if (!stats.ok()) {
+          audit.error = stats.error();
+          audit.rows.clear();
+          break;
+        }
+        accumulate(audit, stats.value(), request.tolerances, set);
       }
-      accumulate(audit, stats.value(), request.tolerances);
     }
     if (baseline && !audit.error) {
       auto timing = baseline(path);

@@ -18,6 +18,7 @@ struct AuditOptions {
   std::vector<std::string> problems;
   std::string precision = "fp32";
   int seeds = 3;
+  int kernelbench_trials = 5;
   std::string backend = "cuda";
   std::string python;
   std::vector<double> tolerances = {1e-2, 1e-4};
@@ -39,6 +40,10 @@ int run_audit_command(const AuditOptions& o) {
   }
   if (o.seeds < 1) {
     log::error("--seeds must be at least 1");
+    return kExitUsage;
+  }
+  if (o.kernelbench_trials < 1) {
+    log::error("--kernelbench-trials must be at least 1");
     return kExitUsage;
   }
   for (double tol : o.tolerances) {
@@ -68,14 +73,17 @@ int run_audit_command(const AuditOptions& o) {
   audit::AuditRequest request;
   request.problems = *files;
   request.seeds = o.seeds;
+  request.kernelbench_trials = o.kernelbench_trials;
   request.tolerances = o.tolerances;
   eval::Evaluator& ev = **evaluator;
   const size_t count = request.problems.size();
   size_t index = 0;
   auto report = audit::run_audit(
       request,
-      [&ev](const std::string& path, int trial, const std::vector<double>& tolerances) {
-        return ev.trivial_stats(path, trial, tolerances);
+      [&ev, &request](const std::string& path, audit::TrialSet set, int trial, const std::vector<double>& tolerances) {
+        return set == audit::TrialSet::kernelbench
+                   ? ev.kernelbench_trivial_stats(path, trial, request.kernelbench_trials, tolerances)
+                   : ev.trivial_stats(path, trial, tolerances);
       },
       [&](const std::string& name) {
         log::info("audit " + std::to_string(++index) + "/" + std::to_string(count) + ": " + name);
@@ -122,7 +130,11 @@ void add_audit_commands(CLI::App& app, Registry& registry) {
       ->required()
       ->expected(1, -1);
   cmd->add_option("--precision", options->precision, "fp32 | fp16 | bf16")->capture_default_str();
-  cmd->add_option("--seeds", options->seeds, "Trials per problem (trial 0 uses the problem's own inputs)")
+  cmd->add_option("--seeds", options->seeds,
+                  "kforge trials per problem for the kforge column (trial 0 uses the problem's own inputs)")
+      ->capture_default_str();
+  cmd->add_option("--kernelbench-trials", options->kernelbench_trials,
+                  "KernelBench correctness trials for the allclose columns (seeded as KernelBench seeds them)")
       ->capture_default_str();
   cmd->add_option("--backend", options->backend, "cuda (reference on the GPU) | host (on the CPU)")
       ->capture_default_str();

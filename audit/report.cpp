@@ -20,6 +20,13 @@ std::string format_number(double value) {
   return buffer;
 }
 
+// "2 problems: a, b" (or "0 problems").
+std::string names_text(const std::vector<std::string>& names) {
+  std::string s = std::to_string(names.size()) + (names.size() == 1 ? " problem" : " problems");
+  for (size_t i = 0; i < names.size(); ++i) s += (i ? ", " : ": ") + names[i];
+  return s;
+}
+
 nlohmann::json count_json(const PassCount& count) {
   return {{"passes", count.passes()}, {"passed_trials", count.passed}, {"trials", count.trials}};
 }
@@ -82,6 +89,8 @@ AuditTotals totals(const AuditReport& report) {
   AuditTotals t;
   t.allclose_problems.assign(report.tolerances.size(), 0);
   t.allclose_rows.assign(report.tolerances.size(), 0);
+  t.allclose_fooled.assign(report.tolerances.size(), {});
+  t.allclose_degenerate.assign(report.tolerances.size(), {});
   for (const auto& problem : report.problems) {
     if (problem.error) {
       ++t.errors;
@@ -90,8 +99,11 @@ AuditTotals totals(const AuditReport& report) {
     ++t.problems;
     for (size_t i = 0; i < report.tolerances.size(); ++i) {
       t.allclose_problems[i] += problem.any_allclose_pass(i) ? 1 : 0;
+      if (problem.fooled_allclose(i)) t.allclose_fooled[i].push_back(problem.name);
+      if (problem.degenerate_for_allclose(i)) t.allclose_degenerate[i].push_back(problem.name);
     }
     t.kforge_problems += problem.any_kforge_pass() ? 1 : 0;
+    if (problem.any_kforge_pass()) t.kforge_degenerate.push_back(problem.name);
     for (const auto& row : problem.rows) {
       ++t.rows;
       for (size_t i = 0; i < report.tolerances.size() && i < row.allclose.size(); ++i) {
@@ -107,6 +119,7 @@ std::string render_table(const AuditReport& report) {
   std::vector<std::vector<std::string>> rows;
   std::vector<std::string> header = {"problem", "output", "trivial"};
   for (double tol : report.tolerances) header.push_back("allclose@" + format_tolerance(tol));
+  header.push_back("itself correct");
   header.push_back("kforge");
   header.push_back("error (worst trial)");
   rows.push_back(header);
@@ -117,6 +130,7 @@ std::string render_table(const AuditReport& report) {
       for (size_t i = 0; i < report.tolerances.size(); ++i) row.push_back("-");
       row.push_back("-");
       row.push_back("-");
+      row.push_back("-");
       rows.push_back(row);
       errors.push_back(problem.name + ": " + problem.error->message);
       continue;
@@ -124,6 +138,7 @@ std::string render_table(const AuditReport& report) {
     for (const auto& trivial : problem.rows) {
       std::vector<std::string> row = {problem.name, trivial.output, trivial.trivial};
       for (const auto& count : trivial.allclose) row.push_back(cell(count));
+      row.push_back(cell(trivial.itself_correct));
       row.push_back(cell(trivial.kforge));
       row.push_back(trivial.floating() ? "rel_l2 " + format_number(trivial.max_rel_l2)
                                        : std::to_string(trivial.max_mismatched) + " elements differ");
@@ -133,9 +148,10 @@ std::string render_table(const AuditReport& report) {
   std::ostringstream out;
   out << layout(rows);
   const auto t = totals(report);
-  out << "\nTotals (" << report.seeds << " seed" << (report.seeds == 1 ? "" : "s") << " per problem, precision "
-      << report.precision << ", backend " << report.backend
-      << "; PASS = the trivial output passes the check on every seed):\n";
+  out << "\nTotals (allclose and 'itself correct': KernelBench's check on its " << report.kernelbench_trials
+      << " correctness trial" << (report.kernelbench_trials == 1 ? "" : "s") << "; kforge: " << report.seeds
+      << " kforge trial" << (report.seeds == 1 ? "" : "s") << "; precision " << report.precision << ", backend "
+      << report.backend << "; PASS = the trivial output passes on every trial):\n";
   out << "  problems audited: " << t.problems << (t.errors ? ", could not be audited: " + std::to_string(t.errors) : "")
       << "; trivial outputs checked: " << t.rows << "\n";
   for (size_t i = 0; i < report.tolerances.size(); ++i) {
@@ -144,6 +160,14 @@ std::string render_table(const AuditReport& report) {
   }
   out << "  kforge verifier: a trivial output passes on " << t.kforge_problems << " of " << t.problems << " problems ("
       << t.kforge_rows << " trivial outputs)\n";
+  out << "Fooled (the check accepts a trivial output that is wrong) and degenerate (a trivial output it accepts is\n"
+         "itself correct: kforge's judge accepts it on its own):\n";
+  for (size_t i = 0; i < report.tolerances.size(); ++i) {
+    const std::string check = "allclose@" + format_tolerance(report.tolerances[i]);
+    out << "  " << check << " fooled on " << names_text(t.allclose_fooled[i]) << "\n";
+    out << "  " << check << " degenerate: " << names_text(t.allclose_degenerate[i]) << "\n";
+  }
+  out << "  kforge fooled on 0 problems; degenerate: " << names_text(t.kforge_degenerate) << "\n";
   for (const auto& line : errors) out << "  error: " << line << "\n";
   out << render_baselines(report);
   return out.str();
@@ -168,6 +192,7 @@ nlohmann::json to_json(const AuditReport& report) {
                         {"dtype", row.dtype},
                         {"trivial", row.trivial},
                         {"allclose", allclose},
+                        {"itself_correct", count_json(row.itself_correct)},
                         {"kforge", count_json(row.kforge)},
                         {"max_rel_l2", row.max_rel_l2},
                         {"max_mismatched", row.max_mismatched}});
@@ -179,6 +204,15 @@ nlohmann::json to_json(const AuditReport& report) {
       }
       p["trivial_passes_allclose"] = any;
       p["trivial_passes_kforge"] = problem.any_kforge_pass();
+      nlohmann::json fooled = nlohmann::json::object(), degenerate = nlohmann::json::object();
+      for (size_t i = 0; i < report.tolerances.size(); ++i) {
+        fooled["allclose@" + format_tolerance(report.tolerances[i])] = problem.fooled_allclose(i);
+        degenerate["allclose@" + format_tolerance(report.tolerances[i])] = problem.degenerate_for_allclose(i);
+      }
+      fooled["kforge"] = false;
+      degenerate["kforge"] = problem.any_kforge_pass();
+      p["fooled"] = fooled;
+      p["degenerate"] = degenerate;
     }
     if (problem.baseline) {
       p["eager_ms"] = {{"median", problem.baseline->median_ms},
@@ -192,11 +226,16 @@ nlohmann::json to_json(const AuditReport& report) {
   }
   const auto t = totals(report);
   nlohmann::json allclose_totals = nlohmann::json::object();
+  nlohmann::json checks = nlohmann::json::object();
   for (size_t i = 0; i < report.tolerances.size(); ++i) {
     allclose_totals[format_tolerance(report.tolerances[i])] = {{"problems", t.allclose_problems[i]},
                                                                {"trivial_outputs", t.allclose_rows[i]}};
+    checks["allclose@" + format_tolerance(report.tolerances[i])] = {{"fooled", t.allclose_fooled[i]},
+                                                                    {"degenerate", t.allclose_degenerate[i]}};
   }
+  checks["kforge"] = {{"fooled", nlohmann::json::array()}, {"degenerate", t.kforge_degenerate}};
   return {{"seeds", report.seeds},
+          {"kernelbench_trials", report.kernelbench_trials},
           {"precision", report.precision},
           {"backend", report.backend},
           {"tolerances", report.tolerances},
@@ -206,7 +245,8 @@ nlohmann::json to_json(const AuditReport& report) {
             {"errors", t.errors},
             {"trivial_outputs", t.rows},
             {"allclose", allclose_totals},
-            {"kforge", {{"problems", t.kforge_problems}, {"trivial_outputs", t.kforge_rows}}}}}};
+            {"kforge", {{"problems", t.kforge_problems}, {"trivial_outputs", t.kforge_rows}}},
+            {"checks", checks}}}};
 }
 
 }  // namespace kf::audit

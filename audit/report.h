@@ -16,6 +16,10 @@ struct AuditTotals {
   std::vector<int> allclose_rows;      // per tolerance: rows that pass
   int kforge_problems = 0;
   int kforge_rows = 0;
+  // Per tolerance: names of the problems where allclose is fooled (it accepts a trivial output that is wrong)
+  // and of the degenerate ones (a trivial output it accepts is itself correct); disjoint.
+  std::vector<std::vector<std::string>> allclose_fooled, allclose_degenerate;
+  std::vector<std::string> kforge_degenerate;  // kforge admits a trivial output only when it is itself correct
 };
 AuditTotals totals(const AuditReport& report);
 

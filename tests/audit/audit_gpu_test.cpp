@@ -51,7 +51,9 @@ INSTANTIATE_TEST_SUITE_P(
                       Solution{"problems/dlrm/8_Multitask_BCE_with_logits.py",
                                "tests/audit/dlrm_cuda/8_Multitask_BCE_with_logits.cu"},
                       Solution{"problems/dlrm/9_Jagged_to_padded_dense.py",
-                               "tests/audit/dlrm_cuda/9_Jagged_to_padded_dense.cu"}),
+                               "tests/audit/dlrm_cuda/9_Jagged_to_padded_dense.cu"},
+                      Solution{"problems/dlrm/13_EmbeddingBag_mean_random_lengths.py",
+                               "tests/audit/dlrm_cuda/13_EmbeddingBag_mean_random_lengths.cu"}),
     [](const ::testing::TestParamInfo<Solution>& param_info) {
       const std::string name = param_info.param.problem;
       const auto slash = name.rfind('/');

@@ -3,6 +3,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <string>
+
 #include "test_process.h"
 
 namespace {
@@ -40,7 +42,8 @@ TEST_F(AuditIntegration, ZerosPassLooseAllcloseButNotTheVerifier) {
   const auto* zeros = find_row(report, "1_tiny_magnitude", "zeros");
   ASSERT_NE(zeros, nullptr) << r.out;
   EXPECT_TRUE((*zeros)["allclose"]["1e-2"]["passes"].get<bool>());
-  EXPECT_EQ((*zeros)["allclose"]["1e-2"]["trials"], 2);
+  EXPECT_EQ((*zeros)["allclose"]["1e-2"]["trials"], 5);  // KernelBench's trials, whatever --seeds says
+  EXPECT_EQ((*zeros)["kforge"]["trials"], 2);
   EXPECT_FALSE((*zeros)["allclose"]["1e-4"]["passes"].get<bool>());
   EXPECT_FALSE((*zeros)["kforge"]["passes"].get<bool>());
 
@@ -60,6 +63,31 @@ TEST_F(AuditIntegration, ZerosPassLooseAllcloseButNotTheVerifier) {
 
   EXPECT_EQ(report["totals"]["allclose"]["1e-2"]["problems"], 1);
   EXPECT_EQ(report["totals"]["kforge"]["problems"], 0);
+}
+
+// A reduced copy of KernelBench level 1's 53_Min_reduction_over_a_dimension: zeros pass allclose@1e-2 on
+// KernelBench's own trials with any --seeds (kforge's scaled variants once leaked into that column and hid
+// it at --seeds 3), the problem is listed as fooled, not degenerate, and kforge's verifier is not fooled.
+TEST_F(AuditIntegration, AllcloseColumnsFollowKernelbenchWhateverSeedsSays) {
+  for (const char* seeds : {"1", "3"}) {
+    const auto r = run_command(audit(std::string("--seeds ") + seeds + " --json --problems " +
+                                     quote(source("tests/audit/kernelbench_small"))) +
+                               " 2>/dev/null");
+    ASSERT_EQ(r.exit_code, 0) << r.out;
+    const auto report = nlohmann::json::parse(r.out);
+    const std::string name = "53_Min_reduction_over_a_dimension_small";
+    const auto* zeros = find_row(report, name, "zeros");
+    ASSERT_NE(zeros, nullptr) << r.out;
+    EXPECT_TRUE((*zeros)["allclose"]["1e-2"]["passes"].get<bool>()) << "--seeds " << seeds << ": " << zeros->dump();
+    EXPECT_EQ((*zeros)["allclose"]["1e-2"]["trials"], 5);
+    EXPECT_FALSE((*zeros)["allclose"]["1e-4"]["passes"].get<bool>());
+    EXPECT_FALSE((*zeros)["itself_correct"]["passes"].get<bool>());
+    EXPECT_FALSE((*zeros)["kforge"]["passes"].get<bool>());
+    EXPECT_EQ((*zeros)["kforge"]["trials"], std::stoi(seeds));
+    EXPECT_EQ(report["totals"]["checks"]["allclose@1e-2"]["fooled"], nlohmann::json::array({name}));
+    EXPECT_EQ(report["totals"]["checks"]["allclose@1e-2"]["degenerate"], nlohmann::json::array());
+    EXPECT_EQ(report["totals"]["checks"]["kforge"]["degenerate"], nlohmann::json::array());
+  }
 }
 
 TEST_F(AuditIntegration, TablePrintsTotals) {

@@ -4,7 +4,8 @@ Usage: python3 check_dlrm_problems.py PROBLEM_DIR [--full NAME_SUBSTRING ...]
 By default each problem runs at the tiny sizes below (CI: seconds, CPU); --full runs the named problems at
 their real sizes (minutes and GBs of RAM on a CPU). Prints one line per problem; exit 1 on any failure.
 Checks: Model/get_inputs/get_init_inputs exist; forward arguments are tensors; integer inputs stay
-integer; the same seed gives identical inputs and outputs; outputs are tensors and finite; counts bytes.
+integer; the same seed gives identical inputs and outputs; outputs are tensors and finite; a different seed
+gives the same shapes (for problem 13: different input shapes, the same output shapes); counts bytes.
 """
 import argparse
 import importlib.util
@@ -28,7 +29,10 @@ TINY = {
     "10_": dict(num_ids=1000),
     "11_": dict(batch_size=4, embedding_dim=8),
     "12_": dict(num_queries=4, num_items=512, embedding_dim=8),
+    "13_": dict(num_embeddings=1000, batch_size=16, max_bag_length=8),
 }
+# Problems whose input shapes depend on the seed on purpose (their outputs' shapes do not).
+SEED_DEPENDENT_INPUTS = {"13_"}
 
 
 def load(path):
@@ -99,7 +103,12 @@ def check(path, full):
         assert torch.equal(a, b) or (a.is_floating_point() and torch.allclose(a, b, rtol=1e-5, atol=1e-6)), \
             f"{path.name}: same seed, different values"
     _, inputs3, outputs3 = run_once(module, 7)
-    assert [t.shape for t in inputs3] == [t.shape for t in inputs], f"{path.name}: shapes depend on the seed"
+    if prefix in SEED_DEPENDENT_INPUTS:
+        assert [t.shape for t in inputs3] != [t.shape for t in inputs], f"{path.name}: shapes should vary"
+        offsets = inputs[1]
+        assert int(offsets[0]) == 0 and int(offsets[-1]) == inputs[0].shape[0], f"{path.name}: offsets"
+    else:
+        assert [t.shape for t in inputs3] == [t.shape for t in inputs], f"{path.name}: shapes depend on the seed"
     assert [t.shape for t in outputs3] == [t.shape for t in outputs], f"{path.name}: shapes depend on the seed"
     if prefix == "10_":
         raw = inputs[0][:200].tolist()
@@ -124,8 +133,8 @@ def main():
     parser.add_argument("--full", nargs="*", default=[])
     args = parser.parse_args()
     files = sorted(pathlib.Path(args.problem_dir).glob("*.py"), key=lambda p: int(p.name.split("_")[0]))
-    if len(files) != 12:
-        print(f"expected 12 problems in {args.problem_dir}, found {len(files)}")
+    if len(files) != 13:
+        print(f"expected 13 problems in {args.problem_dir}, found {len(files)}")
         return 1
     failed = 0
     torch.set_num_threads(1)
