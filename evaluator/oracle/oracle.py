@@ -226,7 +226,7 @@ class Problem:
         return [list(t.shape) for t in self.all_inputs(args)] + [list(o.shape) for o in ref]
 
     def kernelbench_seeds(self, trials):
-        """KernelBench's correctness-trial seeds (src/eval.py, run_and_check_correctness): the CPU generator
+        """KernelBench's correctness-trial seeds (src/kernelbench/eval.py, run_and_check_correctness): the CPU generator
         seeded with seed_num = 42, then one torch.randint(0, 2**32 - 1, (1,)) per trial."""
         torch.manual_seed(self.seed)
         return [int(torch.randint(0, 2 ** 32 - 1, (1,)).item()) for _ in range(trials)]
@@ -516,10 +516,9 @@ class Oracle:
         # Buffers hold the largest trial the evaluation announced; each trial then uses a view of its own size.
         capacity = [list(s["shape"]) for s in p.input_specs + p.output_specs]
         if p.varying:
-            numel = lambda shape: math.prod(shape)  # noqa: E731
             for seed in req.get("seeds", []):
                 for i, shape in enumerate(p.trial_shapes(int(seed))):
-                    if numel(shape) > numel(capacity[i]):
+                    if math.prod(shape) > math.prod(capacity[i]):
                         capacity[i] = shape
         specs = [("input", i, s) for i, s in enumerate(p.input_specs)] + \
                 [("output", i, s) for i, s in enumerate(p.output_specs)]
