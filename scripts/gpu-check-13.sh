@@ -13,18 +13,14 @@
 #   per step, default 580), KFORGE_CHECK_KERNELBENCH_TRIALS (default 5, KernelBench's own default).
 #   KFORGE_CHECK_BACKEND (default cuda; host only to try the script on a machine without a GPU).
 #
-# Expected runtime (estimated from the code, not measured): per problem the oracle loads it (the Model built on
-# the CPU, get_inputs() twice on the GPU, one reference), runs KernelBench's 5 trials (get_inputs() on the CPU,
-# as KernelBench does, copied to the GPU, one reference each) and the kforge trials (GPU inputs, one reference
-# each). Level 1's inputs total ~73 G elements per trial (~0.7 G per problem, 8 problems at ~2 G), so CPU
-# random generation dominates: at ~1-2 G elements/s on 16 cores, 5 trials take ~3.5-7 min, host-to-device
-# copies ~1-1.5 min, the GPU work well under a minute: level 1 ~6-10 min in all. If that is too close to a
-# 10-minute limit, run level1:1-50 and level1:51-100 as two calls into the same OUTDIR. Levels 2 and 3 have
-# smaller inputs (level 3's cost is mostly building the models on the CPU): a few minutes each, run as
-# separate calls.
+# Runtime (H200, 16 cores, 2026-12-03): KernelBench draws its inputs on the CPU, one single-threaded
+# torch.rand per tensor (13 s for level 1's 1.6 G-element inputs), so a large level-1 problem takes 75-90 s
+# for its five trials and level 1 about an hour of one process; levels 2 and 3 about 6 and 2.5 minutes. Run
+# level 1 as parts (level1:A-B) a few at a time into one OUTDIR: more than about five at once on one 141 GB
+# GPU runs out of GPU memory on the largest problems (recorded as that problem's error; rerun it).
 set -uo pipefail
 if [ $# -lt 1 ]; then
-  sed -n '2,23p' "${BASH_SOURCE[0]}" >&2
+  sed -n '2,20p' "${BASH_SOURCE[0]}" >&2
   exit 2
 fi
 out=$(mkdir -p "$1" && cd "$1" && pwd)
