@@ -3,18 +3,54 @@
 
 #include "agent/campaign.h"
 #include "agent/corpus.h"
+#include "agent/gnuplot.h"
 #include "agent/report.h"
+#include "agent/report_html.h"
+#include "agent/report_plots.h"
 #include "agent/reverify.h"
+#include "agent/reverify_rule.h"
 #include "cli/commands.h"
+#include "core/files.h"
 #include "core/log.h"
 
 namespace kf::cli {
 namespace {
 
-int print_report(const std::vector<std::string>& dirs, const std::string& format_text, bool compare) {
-  auto format = agent::parse_report_format(format_text);
-  if (!format) {
-    log::error("unknown --format '" + format_text + "': use md, json or csv");
+struct ReportOptions {
+  std::string format = "md";
+  std::string gnuplot;      // --gnuplot: "" = gnuplot on PATH
+  std::string figures_dir;  // --figures: also write every figure there as <id>.svg
+};
+
+// The figures of report_plots.h rendered by gnuplot; written to figures_dir too when one is given.
+Result<std::vector<agent::RenderedPlot>> render_plots(const std::vector<agent::ConfigSummary>& summaries,
+                                                      const ReportOptions& o) {
+  auto gnuplot = agent::find_gnuplot(o.gnuplot);
+  if (!gnuplot) return gnuplot.error();
+  std::vector<agent::RenderedPlot> out;
+  for (auto& plot : agent::report_plots(summaries)) {
+    agent::RenderedPlot r{std::move(plot), ""};
+    if (!r.plot.script.empty()) {
+      auto svg = agent::render_svg(*gnuplot, r.plot);
+      if (!svg) return svg.error();
+      r.svg = std::move(*svg);
+      if (!o.figures_dir.empty()) {
+        std::error_code ec;
+        std::filesystem::create_directories(o.figures_dir, ec);
+        const std::string file = (std::filesystem::path(o.figures_dir) / (r.plot.id + ".svg")).string();
+        if (auto st = write_file_atomic(file, r.svg); !st) return st.error();
+      }
+    }
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+int print_report(const std::vector<std::string>& dirs, const ReportOptions& o, bool compare) {
+  const bool html = o.format == "html";
+  auto format = agent::parse_report_format(o.format);
+  if (!format && !html) {
+    log::error("unknown --format '" + o.format + "': use md, json, csv or html");
     return kExitUsage;
   }
   std::vector<agent::ConfigSummary> all;
@@ -24,17 +60,39 @@ int print_report(const std::vector<std::string>& dirs, const std::string& format
       log::error(corpus.error().message);
       return kExitUsage;
     }
-    for (auto& s : agent::summarize(*corpus)) {
+    auto rule = agent::VerifiedSpeedupRule::for_folder(dir);
+    if (!rule) {
+      log::error(rule.error().message);
+      return kExitUsage;
+    }
+    for (auto& s : agent::summarize(*corpus, *rule)) {
       if (compare) s.run = std::filesystem::path(dir).filename().string().empty()
                                ? dir
                                : std::filesystem::path(dir).lexically_normal().filename().string();
       all.push_back(std::move(s));
     }
   }
-  std::string text = compare ? agent::format_compare(all, *format)
-                             : agent::format_report(all, *format, "kforge report: " + dirs.front());
+  const std::string title = compare ? "kforge compare" : "kforge report: " + dirs.front();
+  std::vector<agent::RenderedPlot> plots;
+  if (html || !o.figures_dir.empty()) {
+    auto rendered = render_plots(all, o);
+    if (!rendered) {
+      log::error(rendered.error().message);
+      return rendered.error().code == "report.gnuplot_missing" ? kExitUsage : kExitHarness;
+    }
+    plots = std::move(*rendered);
+  }
+  std::string text = html      ? agent::format_html(all, plots, title)
+                     : compare ? agent::format_compare(all, *format)
+                               : agent::format_report(all, *format, title);
   std::fwrite(text.data(), 1, text.size(), stdout);
   return kExitOk;
+}
+
+void add_report_options(CLI::App* cmd, const std::shared_ptr<ReportOptions>& o) {
+  cmd->add_option("--format", o->format, "md (default), json, csv or html (one self-contained page with figures)");
+  cmd->add_option("--gnuplot", o->gnuplot, "gnuplot to draw the figures with (default: gnuplot on PATH)");
+  cmd->add_option("--figures", o->figures_dir, "Also write every figure as DIR/<figure>.svg");
 }
 
 }  // namespace
@@ -81,19 +139,19 @@ void add_agent_commands(CLI::App& app, Registry& registry) {
 
   // report
   auto report_dir = std::make_shared<std::string>();
-  auto report_format = std::make_shared<std::string>("md");
+  auto report_opts = std::make_shared<ReportOptions>();
   auto* report = app.add_subcommand("report", "Summarise a campaign's corpus per configuration (fast_p, speedups, cost)");
   report->add_option("dir", *report_dir, "Run folder (holds evaluations.jsonl)")->required();
-  report->add_option("--format", *report_format, "md (default), json or csv");
-  registry.on_run(report, [=] { return print_report({*report_dir}, *report_format, false); });
+  add_report_options(report, report_opts);
+  registry.on_run(report, [=] { return print_report({*report_dir}, *report_opts, false); });
 
   // compare
   auto compare_dirs = std::make_shared<std::vector<std::string>>();
-  auto compare_format = std::make_shared<std::string>("md");
+  auto compare_opts = std::make_shared<ReportOptions>();
   auto* compare = app.add_subcommand("compare", "Put the configurations of one or more runs side by side");
   compare->add_option("dirs", *compare_dirs, "Run folders")->required();
-  compare->add_option("--format", *compare_format, "md (default), json or csv");
-  registry.on_run(compare, [=] { return print_report(*compare_dirs, *compare_format, true); });
+  add_report_options(compare, compare_opts);
+  registry.on_run(compare, [=] { return print_report(*compare_dirs, *compare_opts, true); });
 
   // reverify
   auto ro = std::make_shared<agent::ReverifyOptions>();
@@ -101,7 +159,7 @@ void add_agent_commands(CLI::App& app, Registry& registry) {
   auto* reverify = app.add_subcommand(
       "reverify", "Re-judge every correct kernel of a run with new seeds and a freshly timed baseline");
   reverify->add_option("dir", ro->dir, "Run folder")->required();
-  reverify->add_option("--out", ro->out, "Write the results as JSON to this file");
+  reverify->add_option("--out", ro->out, "Also write the results as JSON to this file (always: DIR/reverify.json)");
   reverify->add_option("--backend", ro->backend, "cuda or host (default: the run's)")
       ->check(CLI::IsMember({"cuda", "host"}));
   reverify->add_option("--python", ro->python, "Python interpreter with torch for the oracle");

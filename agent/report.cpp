@@ -37,6 +37,9 @@ struct UnitState {
   bool correct = false;
   bool replied = false;
   std::optional<double> best_speedup;
+  std::optional<int> first_correct_turn;
+  int max_turn = 0;                      // the last turn with a reply
+  const nlohmann::json* best = nullptr;  // the record load_corpus marked "best"
 };
 
 }  // namespace
@@ -71,7 +74,7 @@ int ConfigSummary::provider_failures_total() const {
   return n;
 }
 
-std::vector<ConfigSummary> summarize(const Corpus& corpus) {
+std::vector<ConfigSummary> summarize(const Corpus& corpus, const VerifiedSpeedupRule& rule) {
   std::map<std::string, ConfigSummary> by_config;
   std::map<std::string, std::map<std::pair<std::string, int>, UnitState>> units;
   for (const auto& r : corpus.records) {
@@ -98,10 +101,14 @@ std::vector<ConfigSummary> summarize(const Corpus& corpus) {
     if (kind != kKindEvaluation) continue;
     s.evaluations++;
     u.replied = true;
+    u.max_turn = std::max(u.max_turn, r.value("turn", 0));
     std::string v = record_verdict(r);
     if (compiled_verdict(v)) u.compiled = true;
     if (record_correct(r)) {
       u.correct = true;
+      const int turn = r.value("turn", 0);
+      if (!u.first_correct_turn || turn < *u.first_correct_turn) u.first_correct_turn = turn;
+      if (r.value("best", false)) u.best = &r;
       auto sp = record_speedup(r);
       if (sp && (!u.best_speedup || *sp > *u.best_speedup)) u.best_speedup = sp;
     } else {
@@ -115,6 +122,8 @@ std::vector<ConfigSummary> summarize(const Corpus& corpus) {
     std::vector<double> best_speedups, wins;
     std::map<std::string, std::vector<double>> cat_speedups;
     for (const auto& f : fast_thresholds()) s.fast_count[f] = 0;
+    if (rule.reverify()) s.reverify_file = rule.reverify()->origin();
+    int max_turn = 0;
     for (const auto& [pk, u] : units[name]) {
       if (!u.replied) {
         s.units_no_reply++;
@@ -122,7 +131,18 @@ std::vector<ConfigSummary> summarize(const Corpus& corpus) {
       }
       problems.insert(pk.first);
       s.units++;
-      auto& cat = s.categories[u.category.empty() ? "other" : u.category];
+      UnitOutcome outcome;
+      outcome.problem = pk.first;
+      outcome.sample = pk.second;
+      outcome.category = u.category.empty() ? "other" : u.category;
+      outcome.first_correct_turn = u.first_correct_turn;
+      outcome.best_speedup = u.best_speedup;
+      if (u.best) {
+        outcome.best_turn = u.best->value("turn", 0);
+        outcome.judgement = rule.judge(*u.best);
+      }
+      s.outcomes.push_back(outcome);
+      auto& cat = s.categories[outcome.category];
       cat.units++;
       if (u.compiled) s.units_compiled++;
       if (!u.correct) continue;
@@ -132,17 +152,31 @@ std::vector<ConfigSummary> summarize(const Corpus& corpus) {
       if (!u.best_speedup) continue;
       double sp = *u.best_speedup;
       best_speedups.push_back(sp);
-      cat_speedups[u.category].push_back(sp);
+      cat_speedups[outcome.category].push_back(sp);
       if (sp > 1.0) {
         s.fast_count["1.0"]++;
         wins.push_back(sp);
         cat.faster++;
+        const auto& j = outcome.judgement;
+        if (j.reverify_status) s.reverify_covered++;
+        if (j.verified()) {
+          s.verified_speedups++;
+          cat.verified++;
+        } else {
+          s.unverified[to_string(j.check)]++;
+        }
       }
       if (sp > 1.5) s.fast_count["1.5"]++;
       if (sp > 2.0) s.fast_count["2.0"]++;
     }
     s.problems_attempted = static_cast<int>(problems.size());
-    s.verified_speedups = s.fast_count["1.0"];
+    s.faster_unverified = s.fast_count["1.0"];
+    for (const auto& [pk, u] : units[name])
+      if (u.replied) max_turn = std::max(max_turn, u.max_turn);
+    s.correct_by_turn.assign(static_cast<size_t>(max_turn), 0);
+    for (const auto& o : s.outcomes)
+      if (o.first_correct_turn)
+        for (int t = std::max(*o.first_correct_turn, 1); t <= max_turn; ++t) s.correct_by_turn[t - 1]++;
     s.median_speedup = median(best_speedups);
     s.geomean_speedup = geometric_mean(best_speedups);
     s.median_speedup_of_wins = median(wins);
@@ -176,12 +210,17 @@ nlohmann::json ConfigSummary::to_json() const {
     fast[p] = {{"count", n}, {"fraction", units == 0 ? 0.0 : static_cast<double>(n) / units}};
   j["fast_p"] = fast;
   j["verified_speedups"] = verified_speedups;
+  j["faster_than_baseline_unverified"] = faster_unverified;
+  j["unverified_speedups"] = unverified;
+  j["reverify"] = {{"file", reverify_file.empty() ? nlohmann::json(nullptr) : nlohmann::json(reverify_file)},
+                   {"faster_units_rejudged", reverify_covered}};
   j["median_speedup"] = opt_json(median_speedup);
   j["geomean_speedup"] = opt_json(geomean_speedup);
   j["median_speedup_of_wins"] = opt_json(median_speedup_of_wins);
   nlohmann::json cats = nlohmann::json::object();
   for (const auto& [name, c] : categories)
-    cats[name] = {{"units", c.units}, {"correct", c.correct}, {"faster", c.faster},
+    cats[name] = {{"units", c.units},       {"correct", c.correct},
+                  {"faster", c.faster},     {"verified", c.verified},
                   {"median_speedup", opt_json(c.median_speedup)}};
   j["categories"] = cats;
   j["evaluations"] = evaluations;
@@ -194,6 +233,22 @@ nlohmann::json ConfigSummary::to_json() const {
   j["kernel_failures"] = {{"total", kernel_failures_total()}, {"by_verdict", kernel_failures}};
   j["provider_failures"] = {{"total", provider_failures_total()}, {"by_kind", provider_failures}};
   j["harness_failures"] = harness_failures;
+  j["correct_by_turn"] = correct_by_turn;
+  nlohmann::json units_json = nlohmann::json::array();
+  for (const auto& o : outcomes) {
+    const auto& jd = o.judgement;
+    units_json.push_back(
+        {{"problem", o.problem},
+         {"sample", o.sample},
+         {"category", o.category},
+         {"first_correct_turn", o.first_correct_turn ? nlohmann::json(*o.first_correct_turn) : nlohmann::json()},
+         {"best_turn", o.best_turn ? nlohmann::json(*o.best_turn) : nlohmann::json()},
+         {"best_speedup", opt_json(o.best_speedup)},
+         {"interval", jd.interval ? nlohmann::json::array({jd.interval->low, jd.interval->high}) : nlohmann::json()},
+         {"reverify_status", jd.reverify_status ? nlohmann::json(*jd.reverify_status) : nlohmann::json()},
+         {"speedup_check", to_string(jd.check)}});
+  }
+  j["units_detail"] = units_json;
   return j;
 }
 
@@ -205,8 +260,6 @@ std::optional<ReportFormat> parse_report_format(const std::string& text) {
 }
 
 namespace {
-
-std::string column_name(const ConfigSummary& s) { return s.run.empty() ? s.config : s.run + ": " + s.config; }
 
 std::string count_pct(const ConfigSummary& s, int n) {
   return std::to_string(n) + "/" + std::to_string(s.units) + " (" + fmt(s.pct(n), 1) + "%)";
@@ -223,6 +276,34 @@ std::string failures_text(const std::map<std::string, int>& m) {
   return std::to_string(total) + " (" + parts + ")";
 }
 
+std::string unverified_text(const ConfigSummary& s) {
+  std::string out = std::to_string(s.faster_unverified) + " of " + std::to_string(s.units);
+  std::string parts;
+  for (const auto& [why, n] : s.unverified)
+    parts += (parts.empty() ? "" : ", ") + std::to_string(n) + " " +
+             (why == "within_spread" ? "within the spread"
+              : why == "no_spread"   ? "without a timing spread"
+              : why == "not_held"    ? "not held under reverify"
+                                     : why);
+  return parts.empty() ? out : out + " (not verified: " + parts + ")";
+}
+
+std::string markdown_table(const ReportTable& t) {
+  std::ostringstream o;
+  if (!t.heading.empty()) o << "## " << t.heading << "\n\n";
+  o << "|";
+  for (const auto& h : t.header) o << " " << h << " |";
+  o << "\n|";
+  for (size_t i = 0; i < t.header.size(); ++i) o << "---|";
+  o << "\n";
+  for (const auto& row : t.rows) {
+    o << "|";
+    for (const auto& cell : row) o << " " << cell << " |";
+    o << "\n";
+  }
+  return o.str();
+}
+
 std::string markdown(const std::vector<ConfigSummary>& ss, const std::string& title) {
   std::ostringstream o;
   o << "# " << title << "\n\n";
@@ -230,65 +311,10 @@ std::string markdown(const std::vector<ConfigSummary>& ss, const std::string& ti
     o << "No evaluations recorded yet.\n";
     return o.str();
   }
-  using Row = std::pair<std::string, std::function<std::string(const ConfigSummary&)>>;
-  std::vector<Row> rows = {
-      {"provider / model", [](const ConfigSummary& s) { return s.provider + " / " + s.model; }},
-      {"problems attempted", [](const ConfigSummary& s) { return std::to_string(s.problems_attempted); }},
-      {"units (problem x sample)", [](const ConfigSummary& s) { return std::to_string(s.units); }},
-      {"compiled", [](const ConfigSummary& s) { return count_pct(s, s.units_compiled); }},
-      {"correct (fast_0)", [](const ConfigSummary& s) { return count_pct(s, s.units_correct); }},
-      {"fast_1.0", [](const ConfigSummary& s) { return count_pct(s, s.fast_count.at("1.0")); }},
-      {"fast_1.5", [](const ConfigSummary& s) { return count_pct(s, s.fast_count.at("1.5")); }},
-      {"fast_2.0", [](const ConfigSummary& s) { return count_pct(s, s.fast_count.at("2.0")); }},
-      {"verified speedups", [](const ConfigSummary& s) {
-         return std::to_string(s.verified_speedups) + " of " + std::to_string(s.units);
-       }},
-      {"median speedup (correct)", [](const ConfigSummary& s) { return fmt_opt(s.median_speedup, 3, "x"); }},
-      {"geomean speedup (correct)", [](const ConfigSummary& s) { return fmt_opt(s.geomean_speedup, 3, "x"); }},
-      {"median speedup (wins)", [](const ConfigSummary& s) { return fmt_opt(s.median_speedup_of_wins, 3, "x"); }},
-      {"evaluations", [](const ConfigSummary& s) { return std::to_string(s.evaluations); }},
-      {"tokens", [](const ConfigSummary& s) { return std::to_string(s.tokens); }},
-      {"cost", [](const ConfigSummary& s) { return "$" + fmt(s.cost_usd, 4); }},
-      {"tokens / problem", [](const ConfigSummary& s) { return fmt_opt(s.tokens_per_problem, 0); }},
-      {"cost / problem", [](const ConfigSummary& s) { return s.cost_per_problem ? "$" + fmt(*s.cost_per_problem, 4) : "-"; }},
-      {"tokens / correct kernel", [](const ConfigSummary& s) { return fmt_opt(s.tokens_per_correct, 0); }},
-      {"cost / correct kernel", [](const ConfigSummary& s) { return s.cost_per_correct ? "$" + fmt(*s.cost_per_correct, 4) : "-"; }},
-      {"kernel failures", [](const ConfigSummary& s) { return failures_text(s.kernel_failures); }},
-      {"provider failures", [](const ConfigSummary& s) { return failures_text(s.provider_failures); }},
-      {"harness failures", [](const ConfigSummary& s) { return std::to_string(s.harness_failures); }},
-      {"units without any reply", [](const ConfigSummary& s) { return std::to_string(s.units_no_reply); }},
-  };
-  o << "| metric |";
-  for (const auto& s : ss) o << " " << column_name(s) << " |";
-  o << "\n|---|";
-  for (size_t i = 0; i < ss.size(); ++i) o << "---|";
-  o << "\n";
-  for (const auto& [label, f] : rows) {
-    o << "| " << label << " |";
-    for (const auto& s : ss) o << " " << f(s) << " |";
-    o << "\n";
-  }
-  o << "\n## Per category (correct/units, faster than baseline, median speedup)\n\n| category |";
-  for (const auto& s : ss) o << " " << column_name(s) << " |";
-  o << "\n|---|";
-  for (size_t i = 0; i < ss.size(); ++i) o << "---|";
-  o << "\n";
-  for (const auto& cat : known_categories()) {
-    bool any = std::any_of(ss.begin(), ss.end(), [&](const ConfigSummary& s) { return s.categories.count(cat); });
-    if (!any) continue;
-    o << "| " << cat << " |";
-    for (const auto& s : ss) {
-      auto it = s.categories.find(cat);
-      if (it == s.categories.end()) {
-        o << " - |";
-        continue;
-      }
-      const auto& c = it->second;
-      o << " " << c.correct << "/" << c.units << ", " << c.faster << " faster, " << fmt_opt(c.median_speedup, 3, "x")
-        << " |";
-    }
-    o << "\n";
-  }
+  auto tables = report_tables(ss);
+  o << markdown_table(tables.front()) << "\n";
+  for (const auto& note : report_notes(ss)) o << note << "\n";
+  for (size_t i = 1; i < tables.size(); ++i) o << "\n" << markdown_table(tables[i]);
   return o.str();
 }
 
@@ -302,9 +328,10 @@ std::string csv_field(const std::string& s) {
 std::string csv(const std::vector<ConfigSummary>& ss) {
   std::ostringstream o;
   o << "run,config,provider,model,problems_attempted,units,compiled,compiled_pct,correct,correct_pct,fast_0,fast_1.0,"
-       "fast_1.5,fast_2.0,verified_speedups,median_speedup,geomean_speedup,median_speedup_of_wins,evaluations,"
+       "fast_1.5,fast_2.0,verified_speedups,faster_than_baseline_unverified,median_speedup,geomean_speedup,median_speedup_of_wins,evaluations,"
        "tokens,cost_usd,tokens_per_problem,cost_per_problem,tokens_per_correct,cost_per_correct,kernel_failures,"
-       "provider_failures,harness_failures";
+       "provider_failures,harness_failures,unverified_no_spread,unverified_within_spread,unverified_not_held,"
+       "reverify_file";
   for (const auto& cat : known_categories()) o << ",correct/units:" << cat;
   o << "\n";
   for (const auto& s : ss) {
@@ -313,11 +340,16 @@ std::string csv(const std::vector<ConfigSummary>& ss) {
       << "," << s.problems_attempted << "," << s.units << "," << s.units_compiled << "," << fmt(s.pct(s.units_compiled), 2)
       << "," << s.units_correct << "," << fmt(s.pct(s.units_correct), 2) << "," << frac(s.fast_count.at("0")) << ","
       << frac(s.fast_count.at("1.0")) << "," << frac(s.fast_count.at("1.5")) << "," << frac(s.fast_count.at("2.0"))
-      << "," << s.verified_speedups << "," << fmt_opt(s.median_speedup, 4) << "," << fmt_opt(s.geomean_speedup, 4)
+      << "," << s.verified_speedups << "," << s.faster_unverified << "," << fmt_opt(s.median_speedup, 4) << "," << fmt_opt(s.geomean_speedup, 4)
       << "," << fmt_opt(s.median_speedup_of_wins, 4) << "," << s.evaluations << "," << s.tokens << ","
       << fmt(s.cost_usd, 6) << "," << fmt_opt(s.tokens_per_problem, 1) << "," << fmt_opt(s.cost_per_problem, 6) << ","
       << fmt_opt(s.tokens_per_correct, 1) << "," << fmt_opt(s.cost_per_correct, 6) << "," << s.kernel_failures_total()
       << "," << s.provider_failures_total() << "," << s.harness_failures;
+    for (const char* why : {"no_spread", "within_spread", "not_held"}) {
+      auto it = s.unverified.find(why);
+      o << "," << (it == s.unverified.end() ? 0 : it->second);
+    }
+    o << "," << csv_field(s.reverify_file);
     for (const auto& cat : known_categories()) {
       auto it = s.categories.find(cat);
       o << ",";
@@ -329,6 +361,100 @@ std::string csv(const std::vector<ConfigSummary>& ss) {
 }
 
 }  // namespace
+
+std::vector<ReportTable> report_tables(const std::vector<ConfigSummary>& ss) {
+  using Row = std::pair<std::string, std::function<std::string(const ConfigSummary&)>>;
+  std::vector<Row> rows = {
+      {"provider / model", [](const ConfigSummary& s) { return s.provider + " / " + s.model; }},
+      {"problems attempted", [](const ConfigSummary& s) { return std::to_string(s.problems_attempted); }},
+      {"units (problem x sample)", [](const ConfigSummary& s) { return std::to_string(s.units); }},
+      {"compiled", [](const ConfigSummary& s) { return count_pct(s, s.units_compiled); }},
+      {"correct (fast_0)", [](const ConfigSummary& s) { return count_pct(s, s.units_correct); }},
+      {"fast_1.0", [](const ConfigSummary& s) { return count_pct(s, s.fast_count.at("1.0")); }},
+      {"fast_1.5", [](const ConfigSummary& s) { return count_pct(s, s.fast_count.at("1.5")); }},
+      {"fast_2.0", [](const ConfigSummary& s) { return count_pct(s, s.fast_count.at("2.0")); }},
+      {"verified speedups", [](const ConfigSummary& s) {
+         return std::to_string(s.verified_speedups) + " of " + std::to_string(s.units);
+       }},
+      {"faster than baseline (unverified)", unverified_text},
+      {"median speedup (correct)", [](const ConfigSummary& s) { return fmt_opt(s.median_speedup, 3, "x"); }},
+      {"geomean speedup (correct)", [](const ConfigSummary& s) { return fmt_opt(s.geomean_speedup, 3, "x"); }},
+      {"median speedup (faster units)", [](const ConfigSummary& s) { return fmt_opt(s.median_speedup_of_wins, 3, "x"); }},
+      {"evaluations", [](const ConfigSummary& s) { return std::to_string(s.evaluations); }},
+      {"tokens", [](const ConfigSummary& s) { return std::to_string(s.tokens); }},
+      {"cost", [](const ConfigSummary& s) { return "$" + fmt(s.cost_usd, 4); }},
+      {"tokens / problem", [](const ConfigSummary& s) { return fmt_opt(s.tokens_per_problem, 0); }},
+      {"cost / problem", [](const ConfigSummary& s) { return s.cost_per_problem ? "$" + fmt(*s.cost_per_problem, 4) : "-"; }},
+      {"tokens / correct kernel", [](const ConfigSummary& s) { return fmt_opt(s.tokens_per_correct, 0); }},
+      {"cost / correct kernel", [](const ConfigSummary& s) { return s.cost_per_correct ? "$" + fmt(*s.cost_per_correct, 4) : "-"; }},
+      {"kernel failures", [](const ConfigSummary& s) { return failures_text(s.kernel_failures); }},
+      {"provider failures", [](const ConfigSummary& s) { return failures_text(s.provider_failures); }},
+      {"harness failures", [](const ConfigSummary& s) { return std::to_string(s.harness_failures); }},
+      {"units without any reply", [](const ConfigSummary& s) { return std::to_string(s.units_no_reply); }},
+  };
+  ReportTable figures;
+  figures.header.push_back("metric");
+  for (const auto& s : ss) figures.header.push_back(column_name(s));
+  for (const auto& [label, f] : rows) {
+    std::vector<std::string> row = {label};
+    for (const auto& s : ss) row.push_back(f(s));
+    figures.rows.push_back(std::move(row));
+  }
+
+  ReportTable cats;
+  cats.heading = "Per category (correct/units, faster than baseline, verified, median speedup)";
+  cats.header = figures.header;
+  cats.header.front() = "category";
+  for (const auto& cat : report_categories(ss)) {
+    std::vector<std::string> row = {cat};
+    for (const auto& s : ss) {
+      auto it = s.categories.find(cat);
+      if (it == s.categories.end()) {
+        row.push_back("-");
+        continue;
+      }
+      const auto& c = it->second;
+      row.push_back(std::to_string(c.correct) + "/" + std::to_string(c.units) + ", " + std::to_string(c.faster) +
+                    " faster, " + std::to_string(c.verified) + " verified, " + fmt_opt(c.median_speedup, 3, "x"));
+    }
+    cats.rows.push_back(std::move(row));
+  }
+  return {figures, cats};
+}
+
+std::vector<std::string> report_notes(const std::vector<ConfigSummary>& ss) {
+  std::vector<std::string> notes = {
+      "Verified speedups: the unit's best correct kernel has a speedup interval [baseline p10 / kernel p90, "
+      "baseline p90 / kernel p10] whose lower end is above 1.0 and, where `kforge reverify` re-judged that kernel, "
+      "the claim held there. \"Faster than baseline (unverified)\" counts every best speedup above 1.0."};
+  std::set<std::string> files;
+  bool any_without = false;
+  for (const auto& s : ss) {
+    if (s.reverify_file.empty()) any_without = true;
+    else files.insert(s.reverify_file);
+  }
+  for (const auto& f : files) notes.push_back("Reverify results applied: " + f + ".");
+  if (any_without)
+    notes.push_back(files.empty() ? "No reverify results found (run `kforge reverify DIR` to add them)."
+                                  : "Some runs have no reverify results: their speedups are judged by the interval only.");
+  return notes;
+}
+
+std::vector<std::string> report_categories(const std::vector<ConfigSummary>& ss) {
+  std::vector<std::string> out;
+  std::set<std::string> seen;
+  auto present = [&](const std::string& cat) {
+    return std::any_of(ss.begin(), ss.end(), [&](const ConfigSummary& s) { return s.categories.count(cat) > 0; });
+  };
+  for (const auto& cat : known_categories())
+    if (present(cat) && seen.insert(cat).second) out.push_back(cat);
+  for (const auto& s : ss)
+    for (const auto& [cat, c] : s.categories)
+      if (seen.insert(cat).second) out.push_back(cat);
+  return out;
+}
+
+std::string column_name(const ConfigSummary& s) { return s.run.empty() ? s.config : s.run + ": " + s.config; }
 
 std::string format_report(const std::vector<ConfigSummary>& ss, ReportFormat format, const std::string& title) {
   switch (format) {

@@ -1,11 +1,12 @@
 #include "agent/reverify.h"
 
-#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <random>
+#include <vector>
 
 #include "agent/corpus.h"
+#include "agent/reverify_rule.h"
 #include "cli/registry.h"
 #include "core/files.h"
 #include "core/hash.h"
@@ -16,43 +17,21 @@ namespace kf::agent {
 namespace fs = std::filesystem;
 namespace {
 
-std::optional<double> num(const nlohmann::json& j, const char* a, const char* b, const char* c) {
-  if (!j.contains(a) || !j[a].is_object() || !j[a].contains(b) || !j[a][b].is_object()) return std::nullopt;
-  const auto& x = j[a][b];
-  if (!x.contains(c) || !x[c].is_number()) return std::nullopt;
-  return x[c].get<double>();
-}
-
 std::string fmt(double v, int decimals) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
   return buf;
 }
 
-std::string interval_text(const std::optional<std::pair<double, double>>& i) {
-  return i ? "[" + fmt(i->first, 3) + ", " + fmt(i->second, 3) + "]" : "-";
+std::string interval_text(const std::optional<SpeedupInterval>& i) {
+  return i ? "[" + fmt(i->low, 3) + ", " + fmt(i->high, 3) + "]" : "-";
+}
+
+nlohmann::json interval_json(const std::optional<SpeedupInterval>& i) {
+  return i ? nlohmann::json::array({i->low, i->high}) : nlohmann::json(nullptr);
 }
 
 }  // namespace
-
-std::optional<std::pair<double, double>> speedup_interval(const nlohmann::json& v) {
-  if (!v.contains("checks") || !v["checks"].is_object()) return std::nullopt;
-  const auto& t = v["checks"];
-  auto c10 = num(t, "timing", "candidate_events", "p10_ms"), c90 = num(t, "timing", "candidate_events", "p90_ms");
-  auto b10 = num(t, "timing", "baseline", "p10_ms"), b90 = num(t, "timing", "baseline", "p90_ms");
-  if (!c10 || !c90 || !b10 || !b90 || *c10 <= 0 || *c90 <= 0) return std::nullopt;
-  return std::make_pair(*b10 / *c90, *b90 / *c10);
-}
-
-std::string reverify_status(const nlohmann::json& claimed, const nlohmann::json& now) {
-  if (!now.value("correct", false)) return "now_incorrect";
-  auto ci = speedup_interval(claimed), ni = speedup_interval(now);
-  if (ci && ni) return (ci->first <= ni->second && ni->first <= ci->second) ? "holds" : "not_reproduced";
-  auto cs = claimed.value("speedup", nlohmann::json()), ns = now.value("speedup", nlohmann::json());
-  if (!cs.is_number() || !ns.is_number()) return "holds";  // correctness re-verified; no timing to compare
-  double a = cs.get<double>(), b = ns.get<double>();
-  return std::fabs(a - b) <= 0.1 * std::max(a, b) ? "holds" : "not_reproduced";
-}
 
 int run_reverify(const ReverifyOptions& o) {
   using namespace kf::cli;
@@ -90,7 +69,7 @@ int run_reverify(const ReverifyOptions& o) {
             backend_name + ", seed " + std::to_string(seed) + ")");
 
   nlohmann::json results = nlohmann::json::array();
-  int holds = 0, failed = 0;
+  int holds = 0, failed = 0, claimed_faster = 0, verified = 0;
   std::printf("| config | problem | sample | turn | claimed | claimed spread | now | now spread | status |\n");
   std::printf("|---|---|---|---|---|---|---|---|---|\n");
   for (const auto* r : kernels) {
@@ -123,9 +102,14 @@ int run_reverify(const ReverifyOptions& o) {
     res["status"] = status;
     if (status == "holds") ++holds;
     else ++failed;
-    auto ci = speedup_interval(claimed), ni = now.is_object() ? speedup_interval(now) : std::nullopt;
-    res["claimed_interval"] = ci ? nlohmann::json::array({ci->first, ci->second}) : nlohmann::json(nullptr);
-    res["interval"] = ni ? nlohmann::json::array({ni->first, ni->second}) : nlohmann::json(nullptr);
+    // The claim as `kforge report` now counts it: interval above 1.0 and held here.
+    const auto judged = VerifiedSpeedupRule::judge_verdict(claimed, status);
+    res["speedup_check"] = to_string(judged.check);
+    if (judged.faster()) ++claimed_faster;
+    if (judged.verified()) ++verified;
+    auto ci = judged.interval, ni = now.is_object() ? speedup_interval(now) : std::nullopt;
+    res["claimed_interval"] = interval_json(ci);
+    res["interval"] = interval_json(ni);
     auto sp = [](const nlohmann::json& x) { return x.is_number() ? fmt(x.get<double>(), 3) + "x" : std::string("-"); };
     std::printf("| %s | %s | %d | %d | %s | %s | %s | %s | %s |\n", res["config"].get<std::string>().c_str(),
                 (*r)["problem"].value("name", "").c_str(), res["sample"].get<int>(), res["turn"].get<int>(),
@@ -136,15 +120,22 @@ int run_reverify(const ReverifyOptions& o) {
   }
   std::printf("\n%d of %zu claimed speedups hold within the measured spread; %d do not.\n", holds, kernels.size(),
               failed);
-  if (!o.out.empty()) {
-    nlohmann::json doc = {{"corpus", o.dir}, {"seed", seed}, {"backend", backend_name},
-                          {"holds", holds},  {"not_holding", failed}, {"kernels", results}};
-    if (auto env = (*ev)->environment(); env) doc["environment"] = env->to_json();
-    if (auto st = write_file_atomic(o.out, doc.dump(2) + "\n"); !st) {
+  std::printf("%d of the %d kernels claimed faster than the baseline are verified speedups (interval above 1.0 "
+              "and held here).\n",
+              verified, claimed_faster);
+  nlohmann::json doc = {{"corpus", o.dir},      {"seed", seed},         {"backend", backend_name},
+                        {"holds", holds},       {"not_holding", failed}, {"claimed_faster", claimed_faster},
+                        {"verified_speedups", verified}, {"recorded_at", utc_now_iso()}, {"kernels", results}};
+  if (auto env = (*ev)->environment(); env) doc["environment"] = env->to_json();
+  const std::string text = doc.dump(2) + "\n";
+  std::vector<std::string> files = {(fs::path(o.dir) / kReverifyFile).string()};
+  if (!o.out.empty()) files.push_back(o.out);
+  for (const auto& file : files)
+    if (auto st = write_file_atomic(file, text); !st) {
       log::error(st.error().message);
       return kExitHarness;
     }
-  }
+  log::info("results: " + files.front() + " (read by `kforge report " + o.dir + "`)");
   return failed == 0 ? kExitOk : kExitFailure;
 }
 

@@ -1,0 +1,137 @@
+#include "agent/reverify_rule.h"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <system_error>
+
+#include "core/files.h"
+
+namespace kf::agent {
+namespace fs = std::filesystem;
+namespace {
+
+std::optional<double> timing_figure(const nlohmann::json& checks, const char* who, const char* figure) {
+  if (!checks.contains("timing") || !checks["timing"].is_object()) return std::nullopt;
+  const auto& t = checks["timing"];
+  if (!t.contains(who) || !t[who].is_object()) return std::nullopt;
+  const auto& x = t[who];
+  if (!x.contains(figure) || !x[figure].is_number()) return std::nullopt;
+  double v = x[figure].get<double>();
+  if (!std::isfinite(v)) return std::nullopt;
+  return v;
+}
+
+const nlohmann::json* string_field(const nlohmann::json& j, const char* key) {
+  return j.contains(key) && j[key].is_string() ? &j[key] : nullptr;
+}
+
+}  // namespace
+
+std::optional<SpeedupInterval> speedup_interval(const nlohmann::json& v) {
+  if (!v.is_object() || !v.contains("checks") || !v["checks"].is_object()) return std::nullopt;
+  const auto& c = v["checks"];
+  auto c10 = timing_figure(c, "candidate_events", "p10_ms"), c90 = timing_figure(c, "candidate_events", "p90_ms");
+  auto b10 = timing_figure(c, "baseline", "p10_ms"), b90 = timing_figure(c, "baseline", "p90_ms");
+  if (!c10 || !c90 || !b10 || !b90 || *c10 <= 0 || *c90 <= 0 || *b10 <= 0 || *b90 <= 0) return std::nullopt;
+  return SpeedupInterval{*b10 / *c90, *b90 / *c10};
+}
+
+std::string reverify_status(const nlohmann::json& claimed, const nlohmann::json& now) {
+  if (!now.value("correct", false)) return "now_incorrect";
+  auto ci = speedup_interval(claimed), ni = speedup_interval(now);
+  if (ci && ni) return (ci->low <= ni->high && ni->low <= ci->high) ? "holds" : "not_reproduced";
+  auto cs = claimed.value("speedup", nlohmann::json()), ns = now.value("speedup", nlohmann::json());
+  if (!cs.is_number() || !ns.is_number()) return "holds";  // correctness re-verified; no timing to compare
+  double a = cs.get<double>(), b = ns.get<double>();
+  return std::fabs(a - b) <= 0.1 * std::max(a, b) ? "holds" : "not_reproduced";
+}
+
+Result<std::optional<ReverifyResults>> ReverifyResults::load(const std::string& dir) {
+  const std::string file = (fs::path(dir) / kReverifyFile).string();
+  std::error_code ec;
+  if (!fs::exists(file, ec)) return std::optional<ReverifyResults>();
+  auto text = read_file(file);
+  if (!text) return text.error();
+  auto doc = nlohmann::json::parse(*text, nullptr, false);
+  if (doc.is_discarded())
+    return make_error("reverify.unreadable", file + " is not valid JSON: rerun `kforge reverify " + dir +
+                                                 "` or remove the file");
+  auto parsed = parse(doc, file);
+  if (!parsed) return parsed.error();
+  return std::optional<ReverifyResults>(std::move(*parsed));
+}
+
+Result<ReverifyResults> ReverifyResults::parse(const nlohmann::json& doc, const std::string& origin) {
+  if (!doc.is_object() || !doc.contains("kernels") || !doc["kernels"].is_array())
+    return make_error("reverify.unreadable",
+                      origin + " has no \"kernels\" array: it was not written by `kforge reverify`");
+  ReverifyResults out;
+  out.origin_ = origin;
+  out.seed_ = doc.value("seed", nlohmann::json());
+  for (const auto& k : doc["kernels"]) {
+    if (!k.is_object() || !string_field(k, "config") || !string_field(k, "status") || !k.contains("problem") ||
+        !k["problem"].is_object() || !string_field(k["problem"], "name") || !k.contains("sample") ||
+        !k["sample"].is_number_integer() || !k.contains("turn") || !k["turn"].is_number_integer())
+      continue;
+    Key key{k["config"].get<std::string>(), k["problem"]["name"].get<std::string>(), k["sample"].get<int>(),
+            k["turn"].get<int>()};
+    out.entries_[key] = Entry{k["status"].get<std::string>(), k["problem"].value("file_hash", "")};
+  }
+  return out;
+}
+
+std::optional<std::string> ReverifyResults::status_of(const nlohmann::json& r) const {
+  if (!r.is_object() || !string_field(r, "config") || !r.contains("problem") || !r["problem"].is_object() ||
+      !string_field(r["problem"], "name"))
+    return std::nullopt;
+  const int sample = r.contains("sample") && r["sample"].is_number_integer() ? r["sample"].get<int>() : 0;
+  const int turn = r.contains("turn") && r["turn"].is_number_integer() ? r["turn"].get<int>() : 0;
+  auto it = entries_.find({r["config"].get<std::string>(), r["problem"]["name"].get<std::string>(), sample, turn});
+  if (it == entries_.end()) return std::nullopt;
+  const std::string hash = r["problem"].value("file_hash", "");
+  if (!it->second.file_hash.empty() && !hash.empty() && it->second.file_hash != hash) return std::nullopt;
+  return it->second.status;
+}
+
+const char* to_string(SpeedupCheck c) {
+  switch (c) {
+    case SpeedupCheck::not_faster: return "not_faster";
+    case SpeedupCheck::no_spread: return "no_spread";
+    case SpeedupCheck::within_spread: return "within_spread";
+    case SpeedupCheck::not_held: return "not_held";
+    case SpeedupCheck::verified: return "verified";
+  }
+  return "not_faster";
+}
+
+Result<VerifiedSpeedupRule> VerifiedSpeedupRule::for_folder(const std::string& dir) {
+  auto results = ReverifyResults::load(dir);
+  if (!results) return results.error();
+  return VerifiedSpeedupRule(std::move(*results));
+}
+
+SpeedupJudgement VerifiedSpeedupRule::judge_verdict(const nlohmann::json& verdict,
+                                                    const std::optional<std::string>& status) {
+  SpeedupJudgement j;
+  j.interval = speedup_interval(verdict);
+  j.reverify_status = status;
+  const bool correct = verdict.is_object() && verdict.value("correct", false);
+  const auto sp = verdict.is_object() && verdict.contains("speedup") && verdict["speedup"].is_number()
+                      ? std::optional<double>(verdict["speedup"].get<double>())
+                      : std::nullopt;
+  if (!correct || !sp || !(*sp > 1.0)) j.check = SpeedupCheck::not_faster;
+  else if (!j.interval) j.check = SpeedupCheck::no_spread;
+  else if (!(j.interval->low > 1.0)) j.check = SpeedupCheck::within_spread;
+  else if (status && *status != "holds") j.check = SpeedupCheck::not_held;
+  else j.check = SpeedupCheck::verified;
+  return j;
+}
+
+SpeedupJudgement VerifiedSpeedupRule::judge(const nlohmann::json& record) const {
+  static const nlohmann::json kNone;
+  const auto& verdict = record.is_object() && record.contains("verdict") ? record["verdict"] : kNone;
+  return judge_verdict(verdict, reverify_ ? reverify_->status_of(record) : std::nullopt);
+}
+
+}  // namespace kf::agent

@@ -1,0 +1,96 @@
+#pragma once
+// The "verified speedup" rule, shared by `kforge report` and `kforge reverify` (docs/campaigns.md): a
+// correct kernel's speedup is verified when its measured interval (from the recorded timing spread of
+// candidate and baseline) lies above 1.0 and, where `kforge reverify` re-judged that kernel, the claim
+// held there. Everything else that is faster than the baseline is "faster than baseline (unverified)".
+#include <map>
+#include <optional>
+#include <string>
+#include <tuple>
+
+#include <nlohmann/json.hpp>
+
+#include "core/result.h"
+
+namespace kf::agent {
+
+// `kforge reverify DIR` always writes its results here, so reports of DIR can find them.
+inline constexpr const char* kReverifyFile = "reverify.json";
+
+struct SpeedupInterval {
+  double low = 0;
+  double high = 0;
+};
+
+// Speedup interval from the timing spread in a verdict's checks (p10/p90 of candidate and baseline):
+// [baseline p10 / candidate p90, baseline p90 / candidate p10]. nullopt without those figures.
+std::optional<SpeedupInterval> speedup_interval(const nlohmann::json& verdict);
+
+// Does a re-measurement support a claim? "holds" when still correct and the claimed and new speedup
+// intervals overlap (without spreads: within 10% of each other); else "not_reproduced" or
+// "now_incorrect".
+std::string reverify_status(const nlohmann::json& claimed_verdict, const nlohmann::json& new_verdict);
+
+// The statuses a `kforge reverify` run wrote, by kernel: (configuration, problem, sample, turn).
+class ReverifyResults {
+ public:
+  // DIR/reverify.json: nullopt when the folder has none; an error when it exists but is unreadable.
+  static Result<std::optional<ReverifyResults>> load(const std::string& dir);
+  // Entries that are not objects with config, problem.name, sample, turn and status are skipped.
+  static Result<ReverifyResults> parse(const nlohmann::json& doc, const std::string& origin);
+
+  // The status recorded for the kernel of this corpus record, if reverify judged it (and the problem
+  // file's hash is the one the record names).
+  std::optional<std::string> status_of(const nlohmann::json& record) const;
+  size_t size() const { return entries_.size(); }
+  const std::string& origin() const { return origin_; }
+  const nlohmann::json& seed() const { return seed_; }
+
+ private:
+  struct Entry {
+    std::string status;
+    std::string file_hash;
+  };
+  using Key = std::tuple<std::string, std::string, int, int>;
+  std::map<Key, Entry> entries_;
+  std::string origin_;
+  nlohmann::json seed_;
+};
+
+// Why a correct kernel's speedup is or is not verified (first failing condition, in this order).
+enum class SpeedupCheck {
+  not_faster,     // no speedup recorded, or speedup <= 1.0
+  no_spread,      // faster, but the verdict has no timing spread to compute an interval from
+  within_spread,  // faster, but the interval's lower end is <= 1.0
+  not_held,       // interval above 1.0, but reverify did not find the claim holding
+  verified,       // interval above 1.0 and (no reverify result, or reverify says "holds")
+};
+const char* to_string(SpeedupCheck check);
+
+struct SpeedupJudgement {
+  SpeedupCheck check = SpeedupCheck::not_faster;
+  std::optional<SpeedupInterval> interval;
+  std::optional<std::string> reverify_status;  // set when a reverify result covers the kernel
+  bool faster() const { return check != SpeedupCheck::not_faster; }
+  bool verified() const { return check == SpeedupCheck::verified; }
+};
+
+class VerifiedSpeedupRule {
+ public:
+  VerifiedSpeedupRule() = default;  // no reverify results: the interval decides
+  explicit VerifiedSpeedupRule(std::optional<ReverifyResults> reverify) : reverify_(std::move(reverify)) {}
+  // The rule for a run folder: with DIR/reverify.json when there is one.
+  static Result<VerifiedSpeedupRule> for_folder(const std::string& dir);
+
+  // A corpus record holding a correct verdict.
+  SpeedupJudgement judge(const nlohmann::json& record) const;
+  // A bare verdict with the reverify status that applies to it, if any.
+  static SpeedupJudgement judge_verdict(const nlohmann::json& verdict, const std::optional<std::string>& status);
+
+  const std::optional<ReverifyResults>& reverify() const { return reverify_; }
+
+ private:
+  std::optional<ReverifyResults> reverify_;
+};
+
+}  // namespace kf::agent
