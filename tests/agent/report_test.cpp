@@ -70,7 +70,10 @@ TEST_F(ReportFixture, AlphaFigures) {
   EXPECT_EQ(s.fast_count.at("1.0"), 3);
   EXPECT_EQ(s.fast_count.at("1.5"), 2);
   EXPECT_EQ(s.fast_count.at("2.0"), 1);
-  EXPECT_EQ(s.verified_speedups, 3);
+  // The fixture's verdicts carry no timing spread, so no speedup is verified (verified_corpus tests the rule).
+  EXPECT_EQ(s.faster_unverified, 3);
+  EXPECT_EQ(s.verified_speedups, 0);
+  EXPECT_EQ(s.unverified.at("no_spread"), 3);
   // Median of {1.2, 1.6, 2.5} = 1.6; geomean = (1.6*2.5*1.2)^(1/3) = 4.8^(1/3) = 1.68687...
   ASSERT_TRUE(s.median_speedup);
   EXPECT_DOUBLE_EQ(*s.median_speedup, 1.6);
@@ -138,9 +141,12 @@ TEST_F(ReportFixture, FormatsCarryTheFigures) {
   auto md = format_report(summaries, ReportFormat::md, "fixture");
   EXPECT_NE(md.find("| correct (fast_0) | 3/4 (75.0%) | 2/3 (66.7%) |"), std::string::npos) << md;
   EXPECT_NE(md.find("| median speedup (correct) | 1.600x | 0.900x |"), std::string::npos) << md;
-  EXPECT_NE(md.find("| verified speedups | 3 of 4 | 0 of 3 |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| verified speedups | 0 of 4 | 0 of 3 |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| faster than baseline (unverified) | 3 of 4 (not verified: 3 without a timing spread) | 0 of 3 |"),
+            std::string::npos)
+      << md;
   auto csv = format_report(summaries, ReportFormat::csv, "fixture");
-  EXPECT_NE(csv.find(",alpha,openai-chat,m-a,4,4,3,75.00,3,75.00,0.7500,0.7500,0.5000,0.2500,3,1.6000,"),
+  EXPECT_NE(csv.find(",alpha,openai-chat,m-a,4,4,3,75.00,3,75.00,0.7500,0.7500,0.5000,0.2500,0,3,1.6000,"),
             std::string::npos)
       << csv;
   auto j = nlohmann::json::parse(format_report(summaries, ReportFormat::json, "fixture"));
