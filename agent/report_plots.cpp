@@ -182,11 +182,14 @@ Plot speedups_by_config(const std::vector<ConfigSummary>& ss) {
                                {"faster, not verified", "#e69f00", {"$sp_unverified", {}}},
                                {"not faster", "#7f7f7f", {"$sp_slower", {}}}};
   for (size_t c = 0; c < cs.size(); ++c) {
-    int k = 0;
+    // Points of one configuration side by side around its tick (at most 9 columns, then again).
+    int n = 0, k = 0;
+    for (const auto& o : cs[c].second->outcomes) n += o.best_speedup && *o.best_speedup > 0;
+    const int columns = std::min(n, 9);
     for (const auto& o : cs[c].second->outcomes) {
       if (!o.best_speedup || *o.best_speedup <= 0) continue;
       const auto& j = o.judgement;
-      const double x = static_cast<double>(c + 1) + static_cast<double>(k % 9 - 4) * 0.06;
+      const double x = static_cast<double>(c + 1) + (k % 9 - (columns - 1) / 2.0) * 0.06;
       ++k;
       const double lo = j.interval ? j.interval->low : *o.best_speedup, hi = j.interval ? j.interval->high : *o.best_speedup;
       auto& g = j.verified() ? groups[0] : j.faster() ? groups[1] : groups[2];

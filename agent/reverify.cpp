@@ -123,6 +123,7 @@ int run_reverify(const ReverifyOptions& o) {
   std::printf("%d of the %d kernels claimed faster than the baseline are verified speedups (interval above 1.0 "
               "and held here).\n",
               verified, claimed_faster);
+  std::fflush(stdout);
   nlohmann::json doc = {{"corpus", o.dir},      {"seed", seed},         {"backend", backend_name},
                         {"holds", holds},       {"not_holding", failed}, {"claimed_faster", claimed_faster},
                         {"verified_speedups", verified}, {"recorded_at", utc_now_iso()}, {"kernels", results}};
