@@ -29,6 +29,11 @@ std::string money(double v) {
   return buf;
 }
 
+// A best speedup that can go on a log axis (a hostile corpus can hold any number).
+bool plottable(const UnitOutcome& o) {
+  return o.best_speedup && *o.best_speedup > 0 && std::isfinite(*o.best_speedup * 1.05);
+}
+
 // Lines of numbers as a gnuplot datablock ($name << EOD ... EOD).
 struct Datablock {
   std::string name;
@@ -135,7 +140,7 @@ Plot fast_p(const std::vector<ConfigSummary>& ss) {
   double xmax = 1.1;
   for (const auto& [i, s] : cs)
     for (const auto& o : s->outcomes)
-      if (o.best_speedup) xmax = std::max(xmax, *o.best_speedup * 1.05);
+      if (plottable(o)) xmax = std::max(xmax, *o.best_speedup * 1.05);
   b.set(kCommon);
   b.set("set xrange [0:" + num(xmax) + "]\nset yrange [0:1.02]");
   b.set("set xlabel 'p (speedup over the PyTorch baseline)'\nset ylabel 'fast_p (share of units)'");
@@ -143,7 +148,7 @@ Plot fast_p(const std::vector<ConfigSummary>& ss) {
   for (const auto& [i, s] : cs) {
     std::vector<double> sp;
     for (const auto& o : s->outcomes)
-      if (o.first_correct_turn && o.best_speedup && *o.best_speedup > 0) sp.push_back(*o.best_speedup);
+      if (plottable(o)) sp.push_back(*o.best_speedup);
     std::sort(sp.begin(), sp.end());
     const double units = s->units;
     Datablock d{"$fastp" + std::to_string(i), {}};
@@ -184,10 +189,10 @@ Plot speedups_by_config(const std::vector<ConfigSummary>& ss) {
   for (size_t c = 0; c < cs.size(); ++c) {
     // Points of one configuration side by side around its tick (at most 9 columns, then again).
     int n = 0, k = 0;
-    for (const auto& o : cs[c].second->outcomes) n += o.best_speedup && *o.best_speedup > 0;
+    for (const auto& o : cs[c].second->outcomes) n += plottable(o);
     const int columns = std::min(n, 9);
     for (const auto& o : cs[c].second->outcomes) {
-      if (!o.best_speedup || *o.best_speedup <= 0) continue;
+      if (!plottable(o)) continue;
       const auto& j = o.judgement;
       const double x = static_cast<double>(c + 1) + (k % 9 - (columns - 1) / 2.0) * 0.06;
       ++k;
@@ -223,7 +228,7 @@ Plot speedups_by_category(const std::vector<ConfigSummary>& ss) {
     const auto& [i, s] = cs[c];
     Datablock d{"$cat" + std::to_string(i), {}};
     for (const auto& o : s->outcomes) {
-      if (!o.best_speedup || *o.best_speedup <= 0) continue;
+      if (!plottable(o)) continue;
       auto pos = std::find(cats.begin(), cats.end(), o.category) - cats.begin();
       const double x = static_cast<double>(pos + 1) + (static_cast<double>(c) - (static_cast<double>(cs.size()) - 1) / 2) * w;
       const auto& iv = o.judgement.interval;

@@ -34,7 +34,9 @@ std::optional<SpeedupInterval> speedup_interval(const nlohmann::json& v) {
   auto c10 = timing_figure(c, "candidate_events", "p10_ms"), c90 = timing_figure(c, "candidate_events", "p90_ms");
   auto b10 = timing_figure(c, "baseline", "p10_ms"), b90 = timing_figure(c, "baseline", "p90_ms");
   if (!c10 || !c90 || !b10 || !b90 || *c10 <= 0 || *c90 <= 0 || *b10 <= 0 || *b90 <= 0) return std::nullopt;
-  return SpeedupInterval{*b10 / *c90, *b90 / *c10};
+  const SpeedupInterval i{*b10 / *c90, *b90 / *c10};
+  if (!std::isfinite(i.low) || !std::isfinite(i.high)) return std::nullopt;
+  return i;
 }
 
 std::string reverify_status(const nlohmann::json& claimed, const nlohmann::json& now) {

@@ -285,6 +285,41 @@ TEST_F(Campaign, BudgetCapStopsNewModelCalls) {
   EXPECT_EQ(keys_of(evals).size(), 6u);
 }
 
+TEST_F(Campaign, ReverifyWritesItsResultsWhereTheReportFindsThem) {
+  start_server(demo_script(0));
+  auto config = write_config("rejudged", 1, true);
+  ASSERT_EQ(run("--config " + config + " --problems " + kDemo), 0) << log();
+  const fs::path run_dir = dir_ / "run";
+  // Exit 0 or 1 depending on whether every claim held on this machine's timings: not asserted.
+  int rc = std::system((env_prefix() + kKforge + " reverify '" + run_dir.string() + "' --backend host --seed 3 >'" +
+                        (dir_ / "reverify.log").string() + "' 2>&1")
+                           .c_str());
+  ASSERT_TRUE(WIFEXITED(rc) && (WEXITSTATUS(rc) == 0 || WEXITSTATUS(rc) == 1)) << log("reverify.log");
+  ASSERT_TRUE(fs::exists(run_dir / "reverify.json")) << log("reverify.log");
+  auto rv = json::parse(read_text(run_dir / "reverify.json"));
+  ASSERT_EQ(rv["kernels"].size(), 3u);
+  EXPECT_EQ(rv["seed"], 3);
+  const std::set<std::string> checks = {"verified", "not_faster", "no_spread", "within_spread", "not_held"};
+  for (const auto& k : rv["kernels"]) EXPECT_TRUE(checks.count(k["speedup_check"])) << k.dump();
+
+  std::string report_json = (dir_ / "report.json").string();
+  ASSERT_EQ(std::system((kKforge + " report '" + run_dir.string() + "' --format json >" + report_json).c_str()), 0);
+  auto rep = json::parse(read_text(report_json))["configurations"][0];
+  EXPECT_EQ(rep["reverify"]["file"], (run_dir / "reverify.json").string());
+  // Every faster unit's best kernel was re-judged; a claim that did not hold is never verified.
+  EXPECT_EQ(rep["reverify"]["faster_units_rejudged"], rep["faster_than_baseline_unverified"]);
+  int verified = 0;
+  for (const auto& u : rep["units_detail"]) {
+    ASSERT_TRUE(u["reverify_status"].is_string()) << u.dump();
+    if (u["speedup_check"] == "verified") {
+      ++verified;
+      EXPECT_EQ(u["reverify_status"], "holds") << u.dump();
+      EXPECT_GT(u["interval"][0].get<double>(), 1.0) << u.dump();
+    }
+  }
+  EXPECT_EQ(rep["verified_speedups"], verified);
+}
+
 TEST_F(Campaign, ProviderOutageIsRecordedAsProviderFailuresNotKernelFailures) {
   start_server(json::array({{{"status", 503}, {"times", "unlimited"}}}));
   auto config = write_config("outage", 3, true, 1, /*max_attempts=*/2);
