@@ -27,6 +27,11 @@ Result<std::vector<agent::RenderedPlot>> render_plots(const std::vector<agent::C
                                                       const ReportOptions& o) {
   auto gnuplot = agent::find_gnuplot(o.gnuplot);
   if (!gnuplot) return gnuplot.error();
+  if (!o.figures_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(o.figures_dir, ec);
+    if (ec) return make_error("report.figures", "cannot create '" + o.figures_dir + "': " + ec.message());
+  }
   std::vector<agent::RenderedPlot> out;
   for (auto& plot : agent::report_plots(summaries)) {
     agent::RenderedPlot r{std::move(plot), ""};
@@ -35,8 +40,6 @@ Result<std::vector<agent::RenderedPlot>> render_plots(const std::vector<agent::C
       if (!svg) return svg.error();
       r.svg = std::move(*svg);
       if (!o.figures_dir.empty()) {
-        std::error_code ec;
-        std::filesystem::create_directories(o.figures_dir, ec);
         const std::string file = (std::filesystem::path(o.figures_dir) / (r.plot.id + ".svg")).string();
         if (auto st = write_file_atomic(file, r.svg); !st) return st.error();
       }
@@ -92,7 +95,7 @@ int print_report(const std::vector<std::string>& dirs, const ReportOptions& o, b
 void add_report_options(CLI::App* cmd, const std::shared_ptr<ReportOptions>& o) {
   cmd->add_option("--format", o->format, "md (default), json, csv or html (one self-contained page with figures)");
   cmd->add_option("--gnuplot", o->gnuplot, "gnuplot to draw the figures with (default: gnuplot on PATH)");
-  cmd->add_option("--figures", o->figures_dir, "Also write every figure as DIR/<figure>.svg");
+  cmd->add_option("--figures", o->figures_dir, "Also write every figure as DIR/<figure>.svg (needs gnuplot)");
 }
 
 }  // namespace

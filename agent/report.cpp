@@ -328,10 +328,10 @@ std::string csv_field(const std::string& s) {
 std::string csv(const std::vector<ConfigSummary>& ss) {
   std::ostringstream o;
   o << "run,config,provider,model,problems_attempted,units,compiled,compiled_pct,correct,correct_pct,fast_0,fast_1.0,"
-       "fast_1.5,fast_2.0,verified_speedups,faster_than_baseline_unverified,median_speedup,geomean_speedup,median_speedup_of_wins,evaluations,"
-       "tokens,cost_usd,tokens_per_problem,cost_per_problem,tokens_per_correct,cost_per_correct,kernel_failures,"
-       "provider_failures,harness_failures,unverified_no_spread,unverified_within_spread,unverified_not_held,"
-       "reverify_file";
+       "fast_1.5,fast_2.0,verified_speedups,faster_than_baseline_unverified,median_speedup,geomean_speedup,"
+       "median_speedup_of_wins,evaluations,tokens,cost_usd,tokens_per_problem,cost_per_problem,tokens_per_correct,"
+       "cost_per_correct,kernel_failures,provider_failures,harness_failures,unverified_no_spread,"
+       "unverified_within_spread,unverified_not_held,reverify_file";
   for (const auto& cat : known_categories()) o << ",correct/units:" << cat;
   o << "\n";
   for (const auto& s : ss) {
@@ -340,8 +340,8 @@ std::string csv(const std::vector<ConfigSummary>& ss) {
       << "," << s.problems_attempted << "," << s.units << "," << s.units_compiled << "," << fmt(s.pct(s.units_compiled), 2)
       << "," << s.units_correct << "," << fmt(s.pct(s.units_correct), 2) << "," << frac(s.fast_count.at("0")) << ","
       << frac(s.fast_count.at("1.0")) << "," << frac(s.fast_count.at("1.5")) << "," << frac(s.fast_count.at("2.0"))
-      << "," << s.verified_speedups << "," << s.faster_unverified << "," << fmt_opt(s.median_speedup, 4) << "," << fmt_opt(s.geomean_speedup, 4)
-      << "," << fmt_opt(s.median_speedup_of_wins, 4) << "," << s.evaluations << "," << s.tokens << ","
+      << "," << s.verified_speedups << "," << s.faster_unverified << "," << fmt_opt(s.median_speedup, 4) << ","
+      << fmt_opt(s.geomean_speedup, 4) << "," << fmt_opt(s.median_speedup_of_wins, 4) << "," << s.evaluations << "," << s.tokens << ","
       << fmt(s.cost_usd, 6) << "," << fmt_opt(s.tokens_per_problem, 1) << "," << fmt_opt(s.cost_per_problem, 6) << ","
       << fmt_opt(s.tokens_per_correct, 1) << "," << fmt_opt(s.cost_per_correct, 6) << "," << s.kernel_failures_total()
       << "," << s.provider_failures_total() << "," << s.harness_failures;
