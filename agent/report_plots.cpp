@@ -74,6 +74,7 @@ class PlotBuilder {
     return plot_;
   }
   void has_data() { has_data_ = true; }
+  void height(int h) { plot_.height = h; }
 
  private:
   Plot plot_;
@@ -98,6 +99,18 @@ std::string config_tics(const std::vector<std::pair<size_t, const ConfigSummary*
   return t + ")";
 }
 
+// Configurations along x: their names as tics, slanted when there are several, steeper and with a
+// taller figure when there are many (compare).
+void config_xaxis(PlotBuilder& b, const std::vector<std::pair<size_t, const ConfigSummary*>>& cs) {
+  b.set(config_tics(cs, "x"));
+  if (cs.size() > 6) {
+    b.set("set xtics rotate by -50");
+    b.height(540);
+  } else if (cs.size() > 3) {
+    b.set("set xtics rotate by -25");
+  }
+}
+
 const char* kCommon =
     "set border 3\nset tics nomirror out\nset grid ytics lc rgb '#dddddd' lt 1\nset key below horizontal\n";
 
@@ -113,8 +126,7 @@ Plot headline(const std::vector<ConfigSummary>& ss) {
   b.set("set style fill solid 0.85 border -1");
   b.set("set yrange [0:105]\nset ylabel 'share of units (%)'");
   b.set("set xrange [0.4:" + num(static_cast<double>(cs.size()) + 0.6) + "]");
-  b.set(config_tics(cs, "x"));
-  if (cs.size() > 3) b.set("set xtics rotate by -25");
+  config_xaxis(b, cs);
   const std::vector<std::pair<std::string, const char*>> kinds = {
       {"correct (fast_0)", "#999999"}, {"faster than baseline (unverified)", "#e69f00"}, {"verified speedups", "#009e73"}};
   const double w = 0.25;
@@ -176,8 +188,7 @@ Plot speedups_by_config(const std::vector<ConfigSummary>& ss) {
   b.set(kCommon);
   b.set("set logscale y\nset ylabel 'speedup (log scale)'");
   b.set("set xrange [0.4:" + num(static_cast<double>(cs.size()) + 0.6) + "]");
-  b.set(config_tics(cs, "x"));
-  if (cs.size() > 3) b.set("set xtics rotate by -25");
+  config_xaxis(b, cs);
   struct Group {
     const char* name;
     const char* colour;
@@ -282,8 +293,7 @@ Plot per_correct(const std::vector<ConfigSummary>& ss, bool cost) {
   b.set("set style fill solid 0.85 border -1\nset boxwidth 0.6");
   b.set(std::string("set ylabel '") + (cost ? "USD per correct kernel" : "tokens per correct kernel") + "'");
   b.set("set xrange [0.4:" + num(static_cast<double>(cs.size()) + 0.6) + "]");
-  b.set(config_tics(cs, "x"));
-  if (cs.size() > 3) b.set("set xtics rotate by -25");
+  config_xaxis(b, cs);
   double ymax = 0;
   for (const auto& [i, s] : cs) ymax = std::max(ymax, (cost ? s->cost_per_correct : s->tokens_per_correct).value_or(0));
   b.set("set yrange [0:" + num(ymax > 0 ? ymax * 1.15 : 1) + "]");
@@ -337,6 +347,7 @@ Plot verdicts(const std::vector<ConfigSummary>& ss) {
   b.set("set xlabel 'model replies and failed calls'\nset xrange [0:*]");
   b.set("set yrange [" + num(static_cast<double>(cs.size()) + 0.6) + ":0.4]");  // first configuration on top
   b.set(config_tics(cs, "y"));
+  if (cs.size() > 6) b.height(160 + 40 * static_cast<int>(cs.size()));
   int most = 0;
   for (const auto& [i, s] : cs) {
     int n = s->provider_failures_total() + s->harness_failures + s->evaluations;
@@ -381,11 +392,8 @@ std::string gnuplot_quote(const std::string& text, size_t max_chars) {
 }
 
 std::vector<Plot> report_plots(const std::vector<ConfigSummary>& ss) {
-  std::vector<Plot> plots = {headline(ss),         fast_p(ss),          speedups_by_config(ss),
-                             speedups_by_category(ss), correct_by_turn(ss), per_correct(ss, true),
-                             per_correct(ss, false),   verdicts(ss)};
-  plots[0].height = 380;
-  return plots;
+  return {headline(ss),        fast_p(ss),           speedups_by_config(ss), speedups_by_category(ss),
+          correct_by_turn(ss), per_correct(ss, true), per_correct(ss, false), verdicts(ss)};
 }
 
 }  // namespace kf::agent
