@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <map>
-#include <sstream>
 
 namespace kf::agent {
 namespace {
@@ -305,7 +303,7 @@ Plot per_correct(const std::vector<ConfigSummary>& ss, bool cost) {
       b.set("set label " + std::to_string(c + 1) + " 'no correct kernel' at " + x + ", graph 0.05 center");
       continue;
     }
-    const std::string text = cost ? money(*v) : num(std::round(*v));
+    const std::string text = cost ? money(*v) : std::to_string(std::llround(*v));
     b.set("set label " + std::to_string(c + 1) + " " + gnuplot_quote(text) + " at " + x + ", " +
           num(*v + (ymax > 0 ? ymax : 1) * 0.03) + " center");
     Datablock d{std::string(cost ? "$cost" : "$tokens") + std::to_string(i), {{static_cast<double>(c + 1), *v}}};
