@@ -141,8 +141,8 @@ Result<UnitOutcome> run_unit(const UnitJob& job) {
 
     if (auto* err = std::get_if<ProviderError>(&result)) {
       auto r = base_record(job, kKindProviderFailure, turn);
-      r["error"] = {{"kind", to_string(err->kind)}, {"message", err->message}, {"http_status", err->http_status},
-                    {"attempts", err->attempts}};
+      r["error"] = {{"kind", to_string(err->kind)}, {"cause", to_string(err->cause)}, {"message", err->message},
+                    {"advice", err->advice}, {"http_status", err->http_status}, {"attempts", err->attempts}};
       r["usage"] = usage_json(err->usage);
       r["cost_usd"] = cost_usd(err->usage, job.provider->config().prices);
       r["started_at"] = started_at;

@@ -112,7 +112,7 @@ int run_ask(const AskArgs& args) {
           << " s\n"
           << "reasoning: " << reply.reasoning.size() << " characters\n"
           << "usage: input " << u.input_tokens << " (cached " << u.cached_input_tokens << "), output " << u.output_tokens
-          << ", reasoning " << u.reasoning_tokens << " tokens (reasoning " << to_string(u.reasoning_source) << ")\n"
+          << ", reasoning " << u.reasoning_tokens << " tokens (split " << to_string(u.reasoning_source) << ")\n"
           << "cost: " << money(reply.cost_usd) << " (prices per million tokens from " << args.config_path << ")\n";
   std::cout << secrets::redact(summary.str()) << std::flush;
   return kExitOk;

@@ -84,6 +84,7 @@ Fields read_fields(const json& object) {
 std::string describe(const Fields& f, int http_status) {
   std::string label;
   for (const auto& part : {f.type, f.code, f.status}) {
+    if (part == std::to_string(http_status)) continue;  // Gemini repeats the status as its code
     if (!part.empty() && !contains(label, part)) label += (label.empty() ? "" : "/") + part;
   }
   for (const auto& r : f.reasons) label += (label.empty() ? "" : "/") + r;
