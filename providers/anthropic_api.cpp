@@ -26,9 +26,7 @@ void take_input_usage(const json& u, Usage& usage) {
 // (in message_delta and in a whole body); older ones do not, and the split is then estimated from the
 // characters of thinking and answer text (exact in cost when prices.reasoning equals prices.output).
 std::optional<int64_t> thinking_tokens(const json& usage) {
-  const json& t = api::member(api::member(usage, "output_tokens_details"), "thinking_tokens");
-  if (t.is_number()) return t.get<int64_t>();
-  return std::nullopt;
+  return api::reported_count(api::member(usage, "output_tokens_details"), "thinking_tokens");
 }
 
 class Blocks {

@@ -1,8 +1,8 @@
 #include "providers/api_common.h"
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
+#include <cstdint>
 
 #include "core/secrets.h"
 
@@ -20,12 +20,20 @@ std::string str(const json& j, std::string_view key, std::string fallback) {
   return v.is_string() ? v.get<std::string>() : fallback;
 }
 
-int64_t int64(const json& j, std::string_view key) {
+std::optional<int64_t> reported_count(const json& j, std::string_view key) {
   const json& v = member(j, key);
-  if (v.is_number_integer() || v.is_number_unsigned()) return v.get<int64_t>();
-  if (v.is_number_float()) return static_cast<int64_t>(v.get<double>());
-  return 0;
+  if (v.is_number_integer() || v.is_number_unsigned()) {
+    if (v.is_number_unsigned() && v.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX)) return std::nullopt;
+    return v.get<int64_t>();
+  }
+  if (v.is_number_float()) {
+    const double d = v.get<double>();
+    if (std::isfinite(d) && std::fabs(d) < 9e18) return static_cast<int64_t>(d);
+  }
+  return std::nullopt;
 }
+
+int64_t int64(const json& j, std::string_view key) { return reported_count(j, key).value_or(0); }
 
 std::optional<json> parse_json(std::string_view text) {
   json j = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);

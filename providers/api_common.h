@@ -16,6 +16,8 @@ using nlohmann::json;
 // Value at `key` when `j` is an object holding a value of that type; otherwise the fallback.
 std::string str(const json& j, std::string_view key, std::string fallback = "");
 int64_t int64(const json& j, std::string_view key);
+// The count at `key` when it is present as a number in int64 range (a reported figure, even 0).
+std::optional<int64_t> reported_count(const json& j, std::string_view key);
 const json& member(const json& j, std::string_view key);  // null json when missing
 
 // Parses `text`; nullopt when it is not JSON.

@@ -5,7 +5,7 @@
 #include <cstdlib>
 #include <vector>
 
-#include "core/secrets.h"
+#include "providers/api_common.h"
 
 namespace kf {
 namespace {
@@ -27,15 +27,6 @@ std::string text_of(const json& j, const char* key) {
   if (it->is_string()) return it->get<std::string>();
   if (it->is_number_integer() || it->is_number_unsigned()) return it->dump();
   return "";
-}
-
-std::string excerpt(std::string_view text, size_t max_chars) {
-  std::string out = secrets::redact(text);
-  if (out.size() > max_chars) out = out.substr(0, max_chars) + "…";
-  for (auto& c : out) {
-    if (c == '\n' || c == '\r') c = ' ';
-  }
-  return out;
 }
 
 // The fields every family's error object is read into.
@@ -89,9 +80,9 @@ std::string describe(const Fields& f, int http_status) {
   }
   for (const auto& r : f.reasons) label += (label.empty() ? "" : "/") + r;
   std::string out = http_status ? "HTTP " + std::to_string(http_status) : std::string("error event after HTTP 200");
-  if (!label.empty()) out += " " + excerpt(label, 100);
-  if (!f.quota_ids.empty()) out += " (quota " + excerpt(f.quota_ids.front(), 100) + ")";
-  return out + ": " + excerpt(f.message, 300);
+  if (!label.empty()) out += " " + api::excerpt(label, 100);
+  if (!f.quota_ids.empty()) out += " (quota " + api::excerpt(f.quota_ids.front(), 100) + ")";
+  return out + ": " + api::excerpt(f.message, 300);
 }
 
 // Account-level exhaustion phrased in text only (compatible servers, proxies, Anthropic's 400).
@@ -283,7 +274,7 @@ ErrorClass classify_http_error(ApiFamily family, int http_status, const HeaderMa
     Fields f;
     f.message = std::string(body);
     c = classify_fields(family, f, http_status);
-    c.detail = "HTTP " + std::to_string(http_status) + (body.empty() ? "" : ": " + excerpt(body, 300));
+    c.detail = "HTTP " + std::to_string(http_status) + (body.empty() ? "" : ": " + api::excerpt(body, 300));
   }
   // The SDKs' rule: the status decides whether to retry (408, 409, 429, 5xx); the body only says what
   // kind of failure it is, except that a final one (an exhausted account or daily quota, a bad key)

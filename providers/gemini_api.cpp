@@ -25,8 +25,8 @@ Usage usage_from(const json& u) {
   usage.output_tokens = api::int64(u, "candidatesTokenCount");  // thoughts are counted apart
   // Gemini counts thoughts apart and omits thoughtsTokenCount when there were none.
   usage.reasoning_tokens = api::int64(u, "thoughtsTokenCount");
-  usage.reasoning_source = api::member(u, "thoughtsTokenCount").is_number() ? Usage::ReasoningSource::reported
-                                                                             : Usage::ReasoningSource::none;
+  usage.reasoning_source =
+      api::reported_count(u, "thoughtsTokenCount") ? Usage::ReasoningSource::reported : Usage::ReasoningSource::none;
   return usage;
 }
 

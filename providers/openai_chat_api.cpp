@@ -22,9 +22,8 @@ Usage usage_from(const json& u, const Reply& reply) {
   usage.input_tokens = api::int64(u, "prompt_tokens");
   usage.cached_input_tokens = api::int64(api::member(u, "prompt_tokens_details"), "cached_tokens");
   if (usage.cached_input_tokens == 0) usage.cached_input_tokens = api::int64(u, "prompt_cache_hit_tokens");
-  const json& reasoning = api::member(api::member(u, "completion_tokens_details"), "reasoning_tokens");
   api::split_output(api::int64(u, "completion_tokens"),
-                    reasoning.is_number() ? std::optional<int64_t>(reasoning.get<int64_t>()) : std::nullopt,
+                    api::reported_count(api::member(u, "completion_tokens_details"), "reasoning_tokens"),
                     reply.answer.size(), reply.reasoning.size(), usage);
   return usage;
 }

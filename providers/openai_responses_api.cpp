@@ -11,9 +11,8 @@ Usage usage_from(const json& u, const Reply& reply) {
   Usage usage;
   usage.input_tokens = api::int64(u, "input_tokens");
   usage.cached_input_tokens = api::int64(api::member(u, "input_tokens_details"), "cached_tokens");
-  const json& reasoning = api::member(api::member(u, "output_tokens_details"), "reasoning_tokens");
   api::split_output(api::int64(u, "output_tokens"),
-                    reasoning.is_number() ? std::optional<int64_t>(reasoning.get<int64_t>()) : std::nullopt,
+                    api::reported_count(api::member(u, "output_tokens_details"), "reasoning_tokens"),
                     reply.answer.size(), reply.reasoning.size(), usage);
   return usage;
 }

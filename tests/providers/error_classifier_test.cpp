@@ -2,6 +2,8 @@
 // (kind, retried, cause, server wait). Bodies are the real APIs' shapes (see ../shared/wire/README.md).
 #include "providers/error_classifier.h"
 
+#include "providers/api_common.h"
+
 #include <gtest/gtest.h>
 
 #include <ostream>
@@ -179,6 +181,32 @@ TEST(Detail, NamesStatusTypeAndCode) {
   const auto c = classify_http_error(ApiFamily::openai, 429, {}, R"({"error":{"message":"m","type":"requests","code":"rate_limit_exceeded"}})", 0);
   EXPECT_NE(c.detail.find("HTTP 429"), std::string::npos) << c.detail;
   EXPECT_NE(c.detail.find("requests/rate_limit_exceeded"), std::string::npos) << c.detail;
+}
+
+// Usage figures are hostile input too: out-of-range or non-numeric counts are not reported figures.
+TEST(UsageCounts, OnlyNumbersInRangeAreReported) {
+  const auto u = nlohmann::json::parse(R"({"a": 3, "b": 2.0, "c": 1e300, "d": "7", "e": 18446744073709551615, "f": null})");
+  EXPECT_EQ(api::reported_count(u, "a"), 3);
+  EXPECT_EQ(api::reported_count(u, "b"), 2);
+  for (const char* key : {"c", "d", "e", "f", "missing"}) EXPECT_FALSE(api::reported_count(u, key)) << key;
+  EXPECT_EQ(api::int64(u, "c"), 0);
+}
+
+TEST(UsageCounts, SplitIsReportedEstimatedOrNone) {
+  Usage usage;
+  api::split_output(120, 67, 10, 0, usage);
+  EXPECT_EQ(usage.output_tokens, 53);
+  EXPECT_EQ(usage.reasoning_tokens, 67);
+  EXPECT_EQ(usage.reasoning_source, Usage::ReasoningSource::reported);
+  api::split_output(40, std::nullopt, 4, 12, usage);
+  EXPECT_EQ(usage.reasoning_tokens, 30);
+  EXPECT_EQ(usage.reasoning_source, Usage::ReasoningSource::estimated);
+  api::split_output(40, std::nullopt, 4, 0, usage);
+  EXPECT_EQ(usage.output_tokens, 40);
+  EXPECT_EQ(usage.reasoning_source, Usage::ReasoningSource::none);
+  api::split_output(5, 900, 1, 1, usage);  // a reported figure above the total is capped
+  EXPECT_EQ(usage.reasoning_tokens, 5);
+  EXPECT_EQ(usage.output_tokens, 0);
 }
 
 }  // namespace
