@@ -76,11 +76,11 @@ std::string to_string(ErrorCause cause);
 struct ProviderError {
   ProviderErrorKind kind;
   std::string message;   // what happened and what to do; never contains a key
-  std::string advice;    // the "what to do" part of message on its own
-  ErrorCause cause = ErrorCause::none;
   int http_status = 0;
   int attempts = 1;
   Usage usage;           // tokens already billed, if the provider reported any
+  std::string advice{};  // the "what to do" part of message on its own
+  ErrorCause cause = ErrorCause::none;
 };
 
 template <class T>
