@@ -22,15 +22,22 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-// KFORGE_WIRE_DIR, else ../shared/wire next to the repository (CI), else .shared/wire inside it (the GPU
-// machine's copy). "" when none holds fixtures/.
+// KFORGE_WIRE_DIR when set, else ../shared/wire next to the repository (CI), else .shared/wire inside it
+// (the GPU machine's copy). "" when the chosen folder holds no fixtures/.
 std::string wire_dir() {
-  if (const char* d = std::getenv("KFORGE_WIRE_DIR"); d && *d) return d;
-  for (const char* rel : {"/../shared/wire", "/.shared/wire"}) {
-    const std::string dir = std::string(KFORGE_TEST_SOURCE_DIR) + rel;
+  std::vector<std::string> candidates;
+  if (const char* d = std::getenv("KFORGE_WIRE_DIR"); d && *d) candidates.push_back(d);
+  else candidates = {std::string(KFORGE_TEST_SOURCE_DIR) + "/../shared/wire", std::string(KFORGE_TEST_SOURCE_DIR) + "/.shared/wire"};
+  for (const auto& dir : candidates)
     if (fs::is_directory(dir + "/fixtures")) return dir;
-  }
   return "";
+}
+
+std::string skip_message() {
+  const char* d = std::getenv("KFORGE_WIRE_DIR");
+  if (d && *d) return std::string("KFORGE_WIRE_DIR=") + d + " has no fixtures/ folder: point it at the wire folder";
+  return "no recorded fixtures at ../shared/wire or .shared/wire next to the sources: set KFORGE_WIRE_DIR to the wire "
+         "folder (holding fixtures/ and README.md) to run the replay";
 }
 
 struct Step {
@@ -278,9 +285,7 @@ class FixtureReplay : public ::testing::TestWithParam<Case> {
  protected:
   void SetUp() override {
     wire_ = wire_dir();
-    if (wire_.empty())
-      GTEST_SKIP() << "no recorded fixtures: set KFORGE_WIRE_DIR to the wire folder (with fixtures/ and README.md), or "
-                      "put the shared data at ../shared next to the repository";
+    if (wire_.empty()) GTEST_SKIP() << skip_message();
     dir_ = testing::make_temp_dir("kforge-fixture-replay");
   }
   void TearDown() override {
@@ -365,7 +370,7 @@ INSTANTIATE_TEST_SUITE_P(Wire, FixtureReplay, ::testing::ValuesIn(cases()), case
 
 TEST(FixtureReplayCoverage, EveryFixtureIsReplayed) {
   const std::string wire = wire_dir();
-  if (wire.empty()) GTEST_SKIP() << "no recorded fixtures (KFORGE_WIRE_DIR or ../shared/wire)";
+  if (wire.empty()) GTEST_SKIP() << skip_message();
   std::set<std::string> used;
   for (const auto& c : cases())
     for (const auto& s : c.steps) used.insert(s.fixture);
