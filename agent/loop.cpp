@@ -19,7 +19,8 @@ nlohmann::json usage_json(const Usage& u) {
   return {{"input_tokens", u.input_tokens},
           {"cached_input_tokens", u.cached_input_tokens},
           {"output_tokens", u.output_tokens},
-          {"reasoning_tokens", u.reasoning_tokens}};
+          {"reasoning_tokens", u.reasoning_tokens},
+          {"reasoning_tokens_source", to_string(u.reasoning_source)}};
 }
 
 nlohmann::json base_record(const UnitJob& job, const char* kind, int turn) {
@@ -140,8 +141,8 @@ Result<UnitOutcome> run_unit(const UnitJob& job) {
 
     if (auto* err = std::get_if<ProviderError>(&result)) {
       auto r = base_record(job, kKindProviderFailure, turn);
-      r["error"] = {{"kind", to_string(err->kind)}, {"message", err->message}, {"http_status", err->http_status},
-                    {"attempts", err->attempts}};
+      r["error"] = {{"kind", to_string(err->kind)}, {"cause", to_string(err->cause)}, {"message", err->message},
+                    {"advice", err->advice}, {"http_status", err->http_status}, {"attempts", err->attempts}};
       r["usage"] = usage_json(err->usage);
       r["cost_usd"] = cost_usd(err->usage, job.provider->config().prices);
       r["started_at"] = started_at;

@@ -115,7 +115,8 @@ const std::set<std::string>& known_fields() {
       "comment", "match", "api", "times", "answer", "reasoning", "reasoning_form", "thinking_signature",
       "redacted_thinking", "usage", "finish_reason", "model", "chunk_chars", "status", "retry_after",
       "retry_after_ms", "x_should_retry", "error_type", "error_code", "error_message", "delay_s",
-      "event_delay_s", "stream_cut_after", "malformed_json", "error_event_mid_stream", "sse"};
+      "event_delay_s", "stream_cut_after", "malformed_json", "error_event_mid_stream", "sse",
+      "report_reasoning_tokens", "error_reason", "quota_id", "retry_delay", "headers", "body_file"};
   return fields;
 }
 
@@ -225,7 +226,34 @@ void read_sse(EntryReader& r, const nlohmann::json& v, ScriptEntry& e) {
   }
 }
 
-void read_entry(const nlohmann::json& obj, size_t index, std::vector<std::string>& problems, ScriptEntry& e) {
+void read_headers(EntryReader& r, const nlohmann::json& v, ScriptEntry& e) {
+  if (!v.is_object()) {
+    r.problem("headers", "must be an object of header names to string values, e.g. {\"x-ratelimit-remaining-requests\": \"0\"}");
+    return;
+  }
+  for (const auto& [name, value] : v.items()) {
+    const bool bad_name = name.empty() || name.find_first_of(":\r\n ") != std::string::npos;
+    if (bad_name || !value.is_string() || value.get<std::string>().find_first_of("\r\n") != std::string::npos) {
+      r.problem("headers." + name, "needs a header name without ':', spaces or line breaks and a one-line string value");
+      continue;
+    }
+    e.headers.emplace_back(name, value.get<std::string>());
+  }
+}
+
+void read_body_file(EntryReader& r, const std::string& path, const std::string& base_dir, ScriptEntry& e) {
+  const std::string full = path.empty() || path[0] == '/' || base_dir.empty() ? path : base_dir + "/" + path;
+  auto text = read_file(full);
+  if (!text) {
+    r.problem("body_file", "cannot read '" + full + "': " + text.error().message);
+    return;
+  }
+  e.body_file = full;
+  e.body = std::move(*text);
+}
+
+void read_entry(const nlohmann::json& obj, size_t index, const std::string& base_dir, std::vector<std::string>& problems,
+                ScriptEntry& e) {
   EntryReader r(obj, index, problems);
   e.index = index;
   for (const auto& [key, value] : obj.items()) {
@@ -299,9 +327,24 @@ void read_entry(const nlohmann::json& obj, size_t index, std::vector<std::string
   if (auto b = r.boolean("malformed_json")) e.malformed_json = *b;
   if (r.has("error_event_mid_stream")) read_error_event(r, obj.at("error_event_mid_stream"), e);
   if (r.has("sse")) read_sse(r, obj.at("sse"), e);
+  e.report_reasoning_tokens = r.boolean("report_reasoning_tokens");
+  if (auto s = r.string("error_reason")) e.error_reason = *s;
+  if (auto s = r.string("quota_id")) e.quota_id = *s;
+  if (r.has("retry_delay")) {
+    const auto& v = obj.at("retry_delay");
+    if (v.is_number() && v.get<double>() >= 0) e.retry_delay = (v.is_number_integer() ? std::to_string(v.get<int64_t>()) : v.dump()) + "s";
+    else if (v.is_string()) e.retry_delay = v.get<std::string>();
+    else r.problem("retry_delay", "must be seconds (a number) or a protobuf duration string like \"26s\"");
+  }
+  if (r.has("headers")) read_headers(r, obj.at("headers"), e);
+  if (auto s = r.string("body_file")) read_body_file(r, *s, base_dir, e);
+  if (e.body && (r.has("answer") || r.has("reasoning") || e.stream_cut || e.malformed_json || e.error_event)) {
+    r.problem("body_file", "a recorded body is sent as it is: answer, reasoning, stream_cut_after, malformed_json and "
+                           "error_event_mid_stream do not apply");
+  }
 
   if (e.is_fault()) {
-    if (r.has("answer") || r.has("reasoning")) {
+    if (!e.body && (r.has("answer") || r.has("reasoning"))) {
       r.problem("answer", "an entry with a non-200 status sends an error body only; remove answer/reasoning or the status");
     }
     if (e.stream_cut || e.malformed_json || e.error_event) {
@@ -314,7 +357,7 @@ void read_entry(const nlohmann::json& obj, size_t index, std::vector<std::string
 
 }  // namespace
 
-Result<Script> parse_script(const nlohmann::json& doc) {
+Result<Script> parse_script(const nlohmann::json& doc, const std::string& base_dir) {
   if (!doc.is_array()) {
     return make_error("mock.script", "a script must be a JSON list of entries, e.g. [{\"answer\": \"hello\"}]; "
                                      "see docs/mock-server.md");
@@ -327,7 +370,7 @@ Result<Script> parse_script(const nlohmann::json& doc) {
       continue;
     }
     ScriptEntry e;
-    read_entry(doc[i], i, problems, e);
+    read_entry(doc[i], i, base_dir, problems, e);
     script.entries.push_back(std::move(e));
   }
   if (!problems.empty()) {
@@ -349,7 +392,8 @@ Result<Script> load_script(const std::string& path) {
   } catch (const nlohmann::json::parse_error& e) {
     return make_error("mock.script", "script '" + path + "' is not valid JSON: " + e.what());
   }
-  auto script = parse_script(doc);
+  const auto slash = path.find_last_of('/');
+  auto script = parse_script(doc, slash == std::string::npos ? "" : path.substr(0, slash));
   if (!script) return make_error("mock.script", path + ": " + script.error().message);
   return script;
 }

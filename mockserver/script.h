@@ -75,6 +75,10 @@ struct ScriptEntry {
   std::string finish_reason = "stop";  // "stop" | "length" | "content_filter"
   std::string model;                // model name reported back; "" = the requested one
   size_t chunk_chars = 16;          // streamed text is split into deltas of about this many bytes
+  // Whether usage carries the reasoning figure on its own (Chat completion_tokens_details, Responses
+  // output_tokens_details, Gemini thoughtsTokenCount, Anthropic output_tokens_details.thinking_tokens).
+  // Unset: yes, except Anthropic (whose older responses do not split thinking out).
+  std::optional<bool> report_reasoning_tokens;
 
   // Fault.
   int status = 200;
@@ -84,6 +88,14 @@ struct ScriptEntry {
   std::string error_type;           // e.g. insufficient_quota, overloaded_error; "" = from status
   std::string error_code;           // OpenAI "code"; "" = same as type
   std::string error_message;        // "" = a generic message for the status
+  std::string error_reason;         // Gemini: an ErrorInfo detail with this reason (e.g. API_KEY_INVALID)
+  std::string quota_id;             // Gemini: a QuotaFailure detail with this quotaId
+  std::string retry_delay;          // Gemini: a RetryInfo detail with this retryDelay (e.g. "26s")
+  std::vector<std::pair<std::string, std::string>> headers;  // extra response headers, sent as given
+  // A recorded body sent verbatim instead of a rendered one (with `status`; text/event-stream when the
+  // file name ends in .sse, else application/json). Read when the script is loaded.
+  std::string body_file;
+  std::optional<std::string> body;
   double delay_s = 0;               // wait before the response starts
   double event_delay_s = 0;         // wait between streamed events
   std::optional<StreamCut> stream_cut;
@@ -99,8 +111,8 @@ struct Script {
 };
 
 // Parses and validates a script document; on failure the message lists every problem
-// ("entry 3: field: reason").
-Result<Script> parse_script(const nlohmann::json& doc);
+// ("entry 3: field: reason"). A relative body_file is found under `base_dir` ("" = the working directory).
+Result<Script> parse_script(const nlohmann::json& doc, const std::string& base_dir = "");
 Result<Script> load_script(const std::string& path);
 // The embedded demo script: one reply carrying a small CUDA kernel in a code block.
 Script default_script();

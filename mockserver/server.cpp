@@ -72,6 +72,7 @@ ResolvedReply resolve(const ScriptEntry& e, const MockRequest& req, int64_t seq)
   r.cached_tokens = std::min(e.usage.cached.value_or(0), r.input_tokens);
   r.output_tokens = e.usage.output.value_or(estimate_tokens(e.answer));
   r.reasoning_tokens = e.usage.reasoning.value_or(estimate_tokens(e.reasoning));
+  r.report_reasoning_tokens = e.report_reasoning_tokens.value_or(req.api != Api::anthropic);
   return r;
 }
 
@@ -189,6 +190,7 @@ struct MockServer::Impl {
     if (e.retry_after) res.set_header("retry-after", *e.retry_after);
     if (e.retry_after_ms) res.set_header("retry-after-ms", std::to_string(*e.retry_after_ms));
     if (e.x_should_retry) res.set_header("x-should-retry", *e.x_should_retry ? "true" : "false");
+    for (const auto& [name, value] : e.headers) res.set_header(name, value);
   }
 
   void handle(Api api, const httplib::Request& http_req, httplib::Response& res, const std::string& gemini_model,
@@ -203,7 +205,7 @@ struct MockServer::Impl {
       record["error"] = parsed.error().message;
       write_log(record);
       res.status = 400;
-      res.set_content(render_error_body(api, {400, "", "", "kforge mock-server: " + parsed.error().message}),
+      res.set_content(render_error_body(api, {.status = 400, .message = "kforge mock-server: " + parsed.error().message}),
                       "application/json");
       return;
     }
@@ -224,7 +226,7 @@ struct MockServer::Impl {
                             "(or \"times\" times); add entries or set \"times\": \"unlimited\".";
       std::cerr << message << std::endl;
       res.status = 500;
-      res.set_content(render_error_body(api, {500, api == Api::gemini ? "INTERNAL" : "mock_script_exhausted", "", message}),
+      res.set_content(render_error_body(api, {.status = 500, .type = api == Api::gemini ? "INTERNAL" : "mock_script_exhausted", .message = message}),
                       "application/json");
       return;
     }
@@ -234,14 +236,24 @@ struct MockServer::Impl {
       return;
     }
     apply_headers(e, res);
+    if (e.body) {
+      // A recorded body, byte for byte: what a real server sent, not what the renderers would.
+      const bool sse = e.body_file.size() >= 4 && e.body_file.compare(e.body_file.size() - 4, 4, ".sse") == 0;
+      res.status = e.status;
+      res.set_content(*e.body, sse ? "text/event-stream" : "application/json");
+      return;
+    }
     if (e.is_fault()) {
       res.status = e.status;
-      res.set_content(render_error_body(api, {e.status, e.error_type, e.error_code, e.error_message}), "application/json");
+      res.set_content(render_error_body(api, {e.status, e.error_type, e.error_code, e.error_message, e.error_reason,
+                                              e.quota_id, e.retry_delay}),
+                      "application/json");
       return;
     }
     ResolvedReply reply = resolve(e, req, n);
-    ErrorSpec mid_error{api == Api::gemini ? 503 : api == Api::anthropic ? 529 : 500,
-                        e.error_event ? e.error_event->type : "", "", e.error_event ? e.error_event->message : ""};
+    ErrorSpec mid_error{.status = api == Api::gemini ? 503 : api == Api::anthropic ? 529 : 500,
+                        .type = e.error_event ? e.error_event->type : "",
+                        .message = e.error_event ? e.error_event->message : ""};
     const bool sse = req.stream && (api != Api::gemini || req.gemini_sse);
     if (!sse) {
       std::string body = render_body(api, reply, api == Api::gemini && req.stream);

@@ -72,11 +72,26 @@ nlohmann::json anthropic_error_doc(const ErrorSpec& e) {
           {"error", {{"type", type}, {"message", e.message.empty() ? default_message(e.status, type) : e.message}}}};
 }
 
+// google.rpc.Status as the Gemini API sends it, with the typed details its real errors carry.
 nlohmann::json gemini_error_doc(const ErrorSpec& e) {
   std::string status = e.type.empty() ? gemini_default_status(e.status) : e.type;
-  return {{"error", {{"code", e.status},
-                     {"message", e.message.empty() ? default_message(e.status, status) : e.message},
-                     {"status", status}}}};
+  nlohmann::json error = {{"code", e.status},
+                          {"message", e.message.empty() ? default_message(e.status, status) : e.message},
+                          {"status", status}};
+  nlohmann::json details = nlohmann::json::array();
+  if (!e.reason.empty())
+    details.push_back({{"@type", "type.googleapis.com/google.rpc.ErrorInfo"},
+                       {"reason", e.reason},
+                       {"domain", "googleapis.com"},
+                       {"metadata", {{"service", "generativelanguage.googleapis.com"}}}});
+  if (!e.quota_id.empty())
+    details.push_back({{"@type", "type.googleapis.com/google.rpc.QuotaFailure"},
+                       {"violations", nlohmann::json::array({{{"quotaMetric", "generativelanguage.googleapis.com/generate_content_requests"},
+                                                              {"quotaId", e.quota_id}}})}});
+  if (!e.retry_delay.empty())
+    details.push_back({{"@type", "type.googleapis.com/google.rpc.RetryInfo"}, {"retryDelay", e.retry_delay}});
+  if (!details.empty()) error["details"] = std::move(details);
+  return {{"error", std::move(error)}};
 }
 
 }  // namespace

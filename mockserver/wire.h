@@ -28,13 +28,18 @@ struct ResolvedReply {
   int64_t cached_tokens = 0;
   int64_t output_tokens = 0;
   int64_t reasoning_tokens = 0;
+  bool report_reasoning_tokens = true;  // usage carries the reasoning figure apart (see ScriptEntry)
 };
 
 struct ErrorSpec {
   int status = 500;
-  std::string type;     // "" = the API's usual type for the status
-  std::string code;     // OpenAI "code"; "" = type
-  std::string message;  // "" = a generic message
+  std::string type{};     // "" = the API's usual type for the status
+  std::string code{};     // OpenAI "code"; "" = type
+  std::string message{};  // "" = a generic message
+  // Gemini error details (google.rpc): ErrorInfo.reason, QuotaFailure violation quotaId, RetryInfo.retryDelay.
+  std::string reason{};
+  std::string quota_id{};
+  std::string retry_delay{};
 };
 
 struct SseEvent {

@@ -10,12 +10,16 @@ std::string stop_reason(const ResolvedReply& r) {
   return "end_turn";
 }
 
-// Anthropic counts cache reads apart from input_tokens, and thinking inside output_tokens.
-nlohmann::json usage(const ResolvedReply& r, int64_t output_tokens) {
-  return {{"input_tokens", r.input_tokens - r.cached_tokens},
-          {"cache_creation_input_tokens", 0},
-          {"cache_read_input_tokens", r.cached_tokens},
-          {"output_tokens", output_tokens}};
+// Anthropic counts cache reads apart from input_tokens, and thinking inside output_tokens; newer
+// responses also say how much of it was thinking (output_tokens_details.thinking_tokens).
+nlohmann::json usage(const ResolvedReply& r, int64_t output_tokens, bool final_counts) {
+  nlohmann::json u = {{"input_tokens", r.input_tokens - r.cached_tokens},
+                      {"cache_creation_input_tokens", 0},
+                      {"cache_read_input_tokens", r.cached_tokens},
+                      {"output_tokens", output_tokens}};
+  if (final_counts && r.report_reasoning_tokens)
+    u["output_tokens_details"] = {{"thinking_tokens", r.reasoning_tokens}};
+  return u;
 }
 
 std::string signature(const ResolvedReply& r) {
@@ -36,7 +40,7 @@ nlohmann::json anthropic_body(const ResolvedReply& r) {
           {"content", content},
           {"stop_reason", stop_reason(r)},
           {"stop_sequence", nullptr},
-          {"usage", usage(r, r.output_tokens + r.reasoning_tokens)}};
+          {"usage", usage(r, r.output_tokens + r.reasoning_tokens, true)}};
 }
 
 std::vector<SseEvent> anthropic_events(const ResolvedReply& r) {
@@ -50,7 +54,7 @@ std::vector<SseEvent> anthropic_events(const ResolvedReply& r) {
                                      {"content", nlohmann::json::array()},
                                      {"stop_reason", nullptr},
                                      {"stop_sequence", nullptr},
-                                     {"usage", usage(r, 1)}}}});
+                                     {"usage", usage(r, 1, false)}}}});
   int index = 0;
   auto block = [&](nlohmann::json start, const std::vector<nlohmann::json>& deltas) {
     add("content_block_start", {{"type", "content_block_start"}, {"index", index}, {"content_block", std::move(start)}});
@@ -71,7 +75,8 @@ std::vector<SseEvent> anthropic_events(const ResolvedReply& r) {
   block({{"type", "text"}, {"text", ""}}, text_deltas);
   add("message_delta", {{"type", "message_delta"},
                         {"delta", {{"stop_reason", stop_reason(r)}, {"stop_sequence", nullptr}}},
-                        {"usage", {{"output_tokens", r.output_tokens + r.reasoning_tokens}}}});
+                        {"usage", r.report_reasoning_tokens ? usage(r, r.output_tokens + r.reasoning_tokens, true)
+                                                            : nlohmann::json{{"output_tokens", r.output_tokens + r.reasoning_tokens}}}});
   add("message_stop", {{"type", "message_stop"}});
   return events;
 }

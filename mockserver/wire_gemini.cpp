@@ -15,7 +15,7 @@ nlohmann::json usage_metadata(const ResolvedReply& r) {
   nlohmann::json u = {{"promptTokenCount", r.input_tokens},
                       {"candidatesTokenCount", r.output_tokens},
                       {"totalTokenCount", r.input_tokens + r.output_tokens + r.reasoning_tokens}};
-  if (r.reasoning_tokens > 0) u["thoughtsTokenCount"] = r.reasoning_tokens;
+  if (r.reasoning_tokens > 0 && r.report_reasoning_tokens) u["thoughtsTokenCount"] = r.reasoning_tokens;
   if (r.cached_tokens > 0) u["cachedContentTokenCount"] = r.cached_tokens;
   return u;
 }

@@ -5,11 +5,13 @@ namespace kf::mock {
 namespace {
 
 nlohmann::json chat_usage(const ResolvedReply& r) {
-  return {{"prompt_tokens", r.input_tokens},
-          {"completion_tokens", r.output_tokens + r.reasoning_tokens},
-          {"total_tokens", r.input_tokens + r.output_tokens + r.reasoning_tokens},
-          {"prompt_tokens_details", {{"cached_tokens", r.cached_tokens}}},
-          {"completion_tokens_details", {{"reasoning_tokens", r.reasoning_tokens}}}};
+  nlohmann::json u = {{"prompt_tokens", r.input_tokens},
+                      {"completion_tokens", r.output_tokens + r.reasoning_tokens},
+                      {"total_tokens", r.input_tokens + r.output_tokens + r.reasoning_tokens},
+                      {"prompt_tokens_details", {{"cached_tokens", r.cached_tokens}}}};
+  // vLLM, Ollama and llama.cpp send no completion_tokens_details.
+  if (r.report_reasoning_tokens) u["completion_tokens_details"] = {{"reasoning_tokens", r.reasoning_tokens}};
+  return u;
 }
 
 const char* reasoning_field(const ResolvedReply& r) {

@@ -5,11 +5,12 @@ namespace kf::mock {
 namespace {
 
 nlohmann::json usage(const ResolvedReply& r) {
-  return {{"input_tokens", r.input_tokens},
-          {"input_tokens_details", {{"cached_tokens", r.cached_tokens}}},
-          {"output_tokens", r.output_tokens + r.reasoning_tokens},
-          {"output_tokens_details", {{"reasoning_tokens", r.reasoning_tokens}}},
-          {"total_tokens", r.input_tokens + r.output_tokens + r.reasoning_tokens}};
+  nlohmann::json u = {{"input_tokens", r.input_tokens},
+                      {"input_tokens_details", {{"cached_tokens", r.cached_tokens}}},
+                      {"output_tokens", r.output_tokens + r.reasoning_tokens},
+                      {"total_tokens", r.input_tokens + r.output_tokens + r.reasoning_tokens}};
+  if (r.report_reasoning_tokens) u["output_tokens_details"] = {{"reasoning_tokens", r.reasoning_tokens}};
+  return u;
 }
 
 std::string status(const ResolvedReply& r) { return r.finish_reason == "stop" ? "completed" : "incomplete"; }

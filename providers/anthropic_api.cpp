@@ -1,6 +1,4 @@
 // Anthropic Messages API (POST {base}/messages): text, thinking and redacted_thinking blocks.
-#include <cmath>
-
 #include "providers/api_adapter.h"
 #include "providers/api_common.h"
 
@@ -24,18 +22,11 @@ void take_input_usage(const json& u, Usage& usage) {
   usage.cached_input_tokens = cache_read;
 }
 
-// Anthropic reports thinking and answer tokens as one output_tokens figure. The split between
-// them is estimated from the characters of each (thinking is billed at the output price, so the
-// cost stays exact when prices.reasoning equals prices.output).
-void split_output_tokens(int64_t output_tokens, const Reply& reply, size_t thinking_chars, Usage& usage) {
-  const double total_chars = static_cast<double>(thinking_chars + reply.answer.size());
-  if (thinking_chars == 0 || total_chars == 0) {
-    usage.reasoning_tokens = 0;
-  } else {
-    usage.reasoning_tokens = static_cast<int64_t>(
-        std::llround(static_cast<double>(output_tokens) * static_cast<double>(thinking_chars) / total_chars));
-  }
-  usage.output_tokens = output_tokens - usage.reasoning_tokens;
+// output_tokens includes thinking. Newer responses say how much in output_tokens_details.thinking_tokens
+// (in message_delta and in a whole body); older ones do not, and the split is then estimated from the
+// characters of thinking and answer text (exact in cost when prices.reasoning equals prices.output).
+std::optional<int64_t> thinking_tokens(const json& usage) {
+  return api::reported_count(api::member(usage, "output_tokens_details"), "thinking_tokens");
 }
 
 class Blocks {
@@ -83,6 +74,7 @@ class AnthropicStreamDecoder final : public StreamDecoder {
       const json& u = api::member(message, "usage");
       take_input_usage(u, reply_.usage);
       output_tokens_ = api::int64(u, "output_tokens");
+      if (auto t = thinking_tokens(u)) thinking_tokens_ = t;
     } else if (type == "content_block_start") {
       blocks_.start(api::member(*data, "content_block"));
     } else if (type == "content_block_delta") {
@@ -96,11 +88,12 @@ class AnthropicStreamDecoder final : public StreamDecoder {
         reply_.finish_reason = normalise_stop(stop);
       const json& u = api::member(*data, "usage");
       if (u.contains("output_tokens")) output_tokens_ = api::int64(u, "output_tokens");
+      if (auto t = thinking_tokens(u)) thinking_tokens_ = t;
       if (u.contains("input_tokens")) take_input_usage(u, reply_.usage);
     } else if (type == "message_stop") {
       stopped_ = true;
     } else if (type == "error") {
-      AttemptError err = api::error_from_object(*data, 0);
+      AttemptError err = api::error_from_object(ApiFamily::anthropic, *data, 0);
       err.usage = reply_.usage;
       return err;
     }
@@ -110,7 +103,7 @@ class AnthropicStreamDecoder final : public StreamDecoder {
 
   AttemptResult finish() override {
     if (!stopped_) return api::truncated("the stream ended without message_stop");
-    split_output_tokens(output_tokens_, reply_, blocks_.thinking_chars(), reply_.usage);
+    api::split_output(output_tokens_, thinking_tokens_, reply_.answer.size(), blocks_.thinking_chars(), reply_.usage);
     return api::finalize(std::move(reply_));
   }
 
@@ -118,6 +111,7 @@ class AnthropicStreamDecoder final : public StreamDecoder {
   Reply reply_;
   Blocks blocks_;
   int64_t output_tokens_ = 0;
+  std::optional<int64_t> thinking_tokens_;
   bool stopped_ = false;
 };
 
@@ -160,7 +154,7 @@ class AnthropicAdapter final : public ApiAdapter {
   AttemptResult parse_body(std::string_view body) const override {
     const auto j = api::parse_json(body);
     if (!j || !j->is_object()) return api::malformed("the response body is not a JSON object: " + api::excerpt(body, 120));
-    if (api::str(*j, "type") == "error" || j->contains("error")) return api::error_from_object(*j, 0);
+    if (api::str(*j, "type") == "error" || j->contains("error")) return api::error_from_object(ApiFamily::anthropic, *j, 0);
     const json& content = api::member(*j, "content");
     if (!content.is_array()) return api::malformed("the response has no content[]: " + api::excerpt(body, 120));
     Reply reply;
@@ -171,7 +165,8 @@ class AnthropicAdapter final : public ApiAdapter {
     reply.finish_reason = normalise_stop(api::str(*j, "stop_reason"));
     const json& u = api::member(*j, "usage");
     take_input_usage(u, reply.usage);
-    split_output_tokens(api::int64(u, "output_tokens"), reply, blocks.thinking_chars(), reply.usage);
+    api::split_output(api::int64(u, "output_tokens"), thinking_tokens(u), reply.answer.size(), blocks.thinking_chars(),
+                      reply.usage);
     return api::finalize(std::move(reply));
   }
 

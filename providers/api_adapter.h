@@ -21,6 +21,8 @@ struct AttemptError {
   ProviderErrorKind kind = ProviderErrorKind::server;
   std::string detail;
   bool retryable = false;
+  ErrorCause cause = ErrorCause::none;
+  std::optional<double> server_wait_s;  // the wait the response asked for before a retry
   int http_status = 0;
   Usage usage;
 };

@@ -1,23 +1,12 @@
 #include "providers/api_common.h"
 
-#include <cctype>
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
 
 #include "core/secrets.h"
-#include "providers/retry.h"
 
 namespace kf::api {
-namespace {
-
-std::string lower(std::string s) {
-  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
-bool contains(const std::string& haystack, std::string_view needle) {
-  return haystack.find(needle) != std::string::npos;
-}
-
-}  // namespace
 
 const json& member(const json& j, std::string_view key) {
   static const json null_json;
@@ -31,12 +20,20 @@ std::string str(const json& j, std::string_view key, std::string fallback) {
   return v.is_string() ? v.get<std::string>() : fallback;
 }
 
-int64_t int64(const json& j, std::string_view key) {
+std::optional<int64_t> reported_count(const json& j, std::string_view key) {
   const json& v = member(j, key);
-  if (v.is_number_integer() || v.is_number_unsigned()) return v.get<int64_t>();
-  if (v.is_number_float()) return static_cast<int64_t>(v.get<double>());
-  return 0;
+  if (v.is_number_integer() || v.is_number_unsigned()) {
+    if (v.is_number_unsigned() && v.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX)) return std::nullopt;
+    return v.get<int64_t>();
+  }
+  if (v.is_number_float()) {
+    const double d = v.get<double>();
+    if (std::isfinite(d) && std::fabs(d) < 9e18) return static_cast<int64_t>(d);
+  }
+  return std::nullopt;
 }
+
+int64_t int64(const json& j, std::string_view key) { return reported_count(j, key).value_or(0); }
 
 std::optional<json> parse_json(std::string_view text) {
   json j = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
@@ -53,86 +50,43 @@ std::string excerpt(std::string_view text, size_t max_chars) {
   return out;
 }
 
-AttemptError error_from_object(const json& error_object, int http_status) {
-  const json& e = error_object.contains("error") ? error_object["error"] : error_object;
-  std::string message;
-  std::string type, code, status;
-  if (e.is_string()) {
-    message = e.get<std::string>();
-  } else {
-    message = str(e, "message");
-    type = str(e, "type");
-    code = str(e, "code", member(e, "code").is_number() ? member(e, "code").dump() : "");
-    status = str(e, "status");
-  }
-  const std::string all = lower(type + " " + code + " " + status + " " + message);
-  const std::string label = [&] {
-    std::string s;
-    for (const auto& part : {type, code, status}) {
-      if (!part.empty() && !contains(s, part)) s += (s.empty() ? "" : "/") + part;
-    }
-    return s;
-  }();
+namespace {
+AttemptError from_class(const ErrorClass& c, int http_status) {
   AttemptError err;
+  err.kind = c.kind;
+  err.retryable = c.retryable;
+  err.cause = c.cause;
+  err.server_wait_s = c.server_wait_s;
+  err.detail = c.detail;
   err.http_status = http_status;
-  err.detail = (http_status ? "HTTP " + std::to_string(http_status) : std::string("error event after HTTP 200")) +
-               (label.empty() ? "" : " " + excerpt(label, 80)) + ": " + excerpt(message);
-  const int numeric_code = static_cast<int>(int64(e, "code"));
-  const int s = http_status ? http_status : numeric_code;
-
-  if (mentions_exhausted_quota(all) || s == 402) {
-    err.kind = ProviderErrorKind::quota;
-  } else if (s == 401 || s == 403 || contains(all, "authentication") || contains(all, "permission") ||
-             contains(all, "invalid_api_key") || contains(all, "unauthenticated")) {
-    err.kind = ProviderErrorKind::auth;
-  } else if (s == 429 || contains(all, "rate_limit") || contains(all, "resource_exhausted") ||
-             contains(all, "rate limit")) {
-    err.kind = ProviderErrorKind::rate_limit;
-    err.retryable = true;
-  } else if (s == 408 || s == 409 || (s >= 500 && s <= 599) || contains(all, "overloaded") ||
-             contains(all, "server_error") || contains(all, "api_error") || contains(all, "unavailable") ||
-             contains(all, "internal") || contains(all, "timeout")) {
-    err.kind = ProviderErrorKind::server;
-    err.retryable = true;
-  } else if ((s >= 400 && s <= 499) || contains(all, "invalid") || contains(all, "not_found")) {
-    err.kind = ProviderErrorKind::bad_request;
-  } else if (contains(all, "content_filter") || contains(all, "safety") || contains(all, "refus")) {
-    err.kind = ProviderErrorKind::content_filter;
-  } else {
-    // An unexplained mid-stream error: the server gave up on this request, a fresh one may work.
-    err.kind = ProviderErrorKind::server;
-    err.retryable = true;
-  }
   return err;
 }
+}  // namespace
 
-AttemptError error_from_http(int http_status, const HeaderMap& headers, std::string_view body) {
-  AttemptError err;
-  if (auto j = parse_json(body); j && (j->contains("error") || j->contains("message"))) {
-    err = error_from_object(*j, http_status);
+AttemptError error_from_object(ApiFamily family, const json& error_object, int http_status) {
+  return from_class(classify_error_object(family, error_object, http_status), http_status);
+}
+
+AttemptError error_from_http(ApiFamily family, int http_status, const HeaderMap& headers, std::string_view body,
+                             double now_epoch_s) {
+  return from_class(classify_http_error(family, http_status, headers, body, now_epoch_s), http_status);
+}
+
+void split_output(int64_t total_output, std::optional<int64_t> reported_reasoning, size_t answer_chars,
+                  size_t reasoning_chars, Usage& usage) {
+  total_output = std::max<int64_t>(0, total_output);
+  if (reported_reasoning) {
+    usage.reasoning_tokens = std::clamp<int64_t>(*reported_reasoning, 0, total_output);
+    usage.reasoning_source = Usage::ReasoningSource::reported;
+  } else if (reasoning_chars > 0 && total_output > 0) {
+    const double share = static_cast<double>(reasoning_chars) / static_cast<double>(reasoning_chars + answer_chars);
+    usage.reasoning_tokens = static_cast<int64_t>(std::llround(static_cast<double>(total_output) * share));
+    usage.reasoning_source = Usage::ReasoningSource::estimated;
   } else {
-    err.http_status = http_status;
-    err.detail = "HTTP " + std::to_string(http_status) + (body.empty() ? "" : ": " + excerpt(body));
-    if (mentions_exhausted_quota(body) || http_status == 402) {
-      err.kind = ProviderErrorKind::quota;
-    } else if (http_status == 401 || http_status == 403) {
-      err.kind = ProviderErrorKind::auth;
-    } else if (http_status == 429) {
-      err.kind = ProviderErrorKind::rate_limit;
-    } else if (is_retryable_status(http_status)) {
-      err.kind = ProviderErrorKind::server;
-    } else {
-      err.kind = ProviderErrorKind::bad_request;
-    }
+    usage.reasoning_tokens = 0;
+    usage.reasoning_source = Usage::ReasoningSource::none;
   }
-  // The status decides retrying; the body decides only what kind of failure it is, except that
-  // an exhausted account is never worth another attempt.
-  err.retryable = is_retryable_status(http_status) && err.kind != ProviderErrorKind::quota;
-  if (http_status == 429 && err.kind != ProviderErrorKind::quota) err.kind = ProviderErrorKind::rate_limit;
-  if (http_status >= 500 && err.kind != ProviderErrorKind::quota && err.kind != ProviderErrorKind::rate_limit)
-    err.kind = ProviderErrorKind::server;
-  if (const auto forced = parse_should_retry(headers)) err.retryable = *forced;
-  return err;
+  usage.output_tokens = total_output - usage.reasoning_tokens;
 }
 
 AttemptError malformed(std::string detail) {

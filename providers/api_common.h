@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "providers/api_adapter.h"
+#include "providers/error_classifier.h"
 
 namespace kf::api {
 
@@ -15,6 +16,8 @@ using nlohmann::json;
 // Value at `key` when `j` is an object holding a value of that type; otherwise the fallback.
 std::string str(const json& j, std::string_view key, std::string fallback = "");
 int64_t int64(const json& j, std::string_view key);
+// The count at `key` when it is present as a number in int64 range (a reported figure, even 0).
+std::optional<int64_t> reported_count(const json& j, std::string_view key);
 const json& member(const json& j, std::string_view key);  // null json when missing
 
 // Parses `text`; nullopt when it is not JSON.
@@ -24,11 +27,18 @@ std::optional<json> parse_json(std::string_view text);
 std::string excerpt(std::string_view text, size_t max_chars = 300);
 
 // An error object as the APIs send it, in a body or mid-stream: {"error": {...}} or the inner
-// object. `http_status` is 0 for a mid-stream error after HTTP 200.
-AttemptError error_from_object(const json& error_object, int http_status);
+// object. `http_status` is 0 for a mid-stream error after HTTP 200. Classed by error_classifier.h.
+AttemptError error_from_object(ApiFamily family, const json& error_object, int http_status);
 
 // A non-2xx response.
-AttemptError error_from_http(int http_status, const HeaderMap& headers, std::string_view body);
+AttemptError error_from_http(ApiFamily family, int http_status, const HeaderMap& headers, std::string_view body,
+                             double now_epoch_s);
+
+// Output tokens split into answer and reasoning. `reported_reasoning` is the API's own reasoning figure
+// when it gave one; otherwise a reported total is split by the characters of reasoning and answer text
+// (estimated), and with no reasoning text (or no total) everything is answer (none).
+void split_output(int64_t total_output, std::optional<int64_t> reported_reasoning, size_t answer_chars,
+                  size_t reasoning_chars, Usage& usage);
 
 AttemptError malformed(std::string detail);
 AttemptError truncated(std::string detail);

@@ -16,8 +16,54 @@ struct AskArgs {
   std::string base_url;
   std::string system_prompt;
   bool no_stream = false;
+  bool json = false;
   std::string prompt;
 };
+
+// Every string is redacted on its way in, and the dump once more: a key can never reach stdout.
+std::string redacted_dump(const nlohmann::json& j) { return secrets::redact(j.dump(2)) + "\n"; }
+
+nlohmann::json usage_json(const Usage& u) {
+  return {{"input_tokens", u.input_tokens},
+          {"cached_input_tokens", u.cached_input_tokens},
+          {"output_tokens", u.output_tokens},
+          {"reasoning_tokens", u.reasoning_tokens},
+          {"reasoning_tokens_source", to_string(u.reasoning_source)}};
+}
+
+// `kforge ask --json` for a failure before any request (bad configuration, missing key).
+int json_setup_failure(const std::string& message) {
+  std::cout << redacted_dump({{"ok", false}, {"error", {{"class", "config"}, {"message", secrets::redact(message)}}}});
+  return kExitUsage;
+}
+
+nlohmann::json ask_json(const ModelConfig& config, const ProviderResult<Reply>& result) {
+  nlohmann::json out = {{"config", config.name}, {"provider", to_string(config.provider)}, {"base_url", config.base_url}};
+  if (const auto* error = std::get_if<ProviderError>(&result)) {
+    out["ok"] = false;
+    out["model"] = config.model;
+    out["attempts"] = error->attempts;
+    out["usage"] = usage_json(error->usage);
+    out["cost_usd"] = cost_usd(error->usage, config.prices);
+    out["error"] = {{"class", to_string(error->kind)},
+                    {"cause", to_string(error->cause)},
+                    {"http_status", error->http_status},
+                    {"message", secrets::redact(error->message)},
+                    {"advice", secrets::redact(error->advice)}};
+    return out;
+  }
+  const Reply& reply = std::get<Reply>(result);
+  out["ok"] = true;
+  out["model"] = reply.model;
+  out["answer"] = secrets::redact(reply.answer);
+  out["reasoning"] = secrets::redact(reply.reasoning);
+  out["finish_reason"] = reply.finish_reason;
+  out["attempts"] = reply.attempts;
+  out["latency_s"] = reply.latency_s;
+  out["usage"] = usage_json(reply.usage);
+  out["cost_usd"] = reply.cost_usd;
+  return out;
+}
 
 std::string money(double usd) {
   char buf[64];
@@ -28,6 +74,7 @@ std::string money(double usd) {
 int run_ask(const AskArgs& args) {
   auto config = load_model_config(args.config_path);
   if (!config) {
+    if (args.json) return json_setup_failure(config.error().message);
     std::cerr << "kforge ask: " << config.error().message << "\n";
     return kExitUsage;
   }
@@ -35,6 +82,7 @@ int run_ask(const AskArgs& args) {
   if (args.no_stream) config->generation.stream = false;
   auto provider = make_provider(*config);
   if (!provider) {
+    if (args.json) return json_setup_failure(provider.error().message);
     std::cerr << "kforge ask: " << secrets::redact(provider.error().message) << "\n";
     return kExitUsage;
   }
@@ -42,6 +90,10 @@ int run_ask(const AskArgs& args) {
   if (!args.system_prompt.empty()) messages.push_back({"system", args.system_prompt});
   messages.push_back({"user", args.prompt});
   auto result = (*provider)->complete(messages);
+  if (args.json) {
+    std::cout << redacted_dump(ask_json(*config, result)) << std::flush;
+    return std::holds_alternative<Reply>(result) ? kExitOk : kExitFailure;
+  }
   if (const auto* error = std::get_if<ProviderError>(&result)) {
     std::cerr << "kforge ask: provider error (" << to_string(error->kind);
     if (error->http_status) std::cerr << ", HTTP " << error->http_status;
@@ -60,7 +112,7 @@ int run_ask(const AskArgs& args) {
           << " s\n"
           << "reasoning: " << reply.reasoning.size() << " characters\n"
           << "usage: input " << u.input_tokens << " (cached " << u.cached_input_tokens << "), output " << u.output_tokens
-          << ", reasoning " << u.reasoning_tokens << " tokens\n"
+          << ", reasoning " << u.reasoning_tokens << " tokens (split " << to_string(u.reasoning_source) << ")\n"
           << "cost: " << money(reply.cost_usd) << " (prices per million tokens from " << args.config_path << ")\n";
   std::cout << secrets::redact(summary.str()) << std::flush;
   return kExitOk;
@@ -100,6 +152,9 @@ void add_provider_commands(CLI::App& app, Registry& registry) {
   ask_cmd->add_option("--base-url", ask->base_url, "Override the configuration's base_url (e.g. http://127.0.0.1:PORT/v1)");
   ask_cmd->add_option("--system", ask->system_prompt, "System prompt to send before the prompt");
   ask_cmd->add_flag("--no-stream", ask->no_stream, "Ask for a whole response instead of a stream");
+  ask_cmd->add_flag("--json", ask->json,
+                    "Print one JSON object (answer, reasoning, usage, cost, finish reason, attempts, latency; on "
+                    "failure the error class, HTTP status and advice) instead of text");
   ask_cmd->add_option("prompt", ask->prompt, "The prompt text")->required();
   registry.on_run(ask_cmd, [ask] { return run_ask(*ask); });
 

@@ -23,7 +23,10 @@ Usage usage_from(const json& u) {
   usage.input_tokens = api::int64(u, "promptTokenCount");
   usage.cached_input_tokens = api::int64(u, "cachedContentTokenCount");
   usage.output_tokens = api::int64(u, "candidatesTokenCount");  // thoughts are counted apart
+  // Gemini counts thoughts apart and omits thoughtsTokenCount when there were none.
   usage.reasoning_tokens = api::int64(u, "thoughtsTokenCount");
+  usage.reasoning_source =
+      api::reported_count(u, "thoughtsTokenCount") ? Usage::ReasoningSource::reported : Usage::ReasoningSource::none;
   return usage;
 }
 
@@ -63,7 +66,7 @@ class GeminiStreamDecoder final : public StreamDecoder {
       if (!event.terminated) return api::truncated("the stream was cut inside an event");
       return api::malformed("a stream event is not JSON: " + api::excerpt(event.data, 120));
     }
-    if (chunk->contains("error")) return api::error_from_object(*chunk, 0);
+    if (chunk->contains("error")) return api::error_from_object(ApiFamily::gemini, *chunk, 0);
     if (take_chunk(*chunk, reply_)) finished_ = true;
     return std::nullopt;
   }
@@ -119,7 +122,7 @@ class GeminiAdapter final : public ApiAdapter {
   AttemptResult parse_body(std::string_view body) const override {
     const auto j = api::parse_json(body);
     if (!j || !j->is_object()) return api::malformed("the response body is not a JSON object: " + api::excerpt(body, 120));
-    if (j->contains("error")) return api::error_from_object(*j, 0);
+    if (j->contains("error")) return api::error_from_object(ApiFamily::gemini, *j, 0);
     if (!j->contains("candidates") && !j->contains("promptFeedback"))
       return api::malformed("the response has no candidates[]: " + api::excerpt(body, 120));
     Reply reply;

@@ -1,11 +1,13 @@
 #include "providers/http_provider.h"
 
 #include <chrono>
+#include <cmath>
 #include <thread>
 
 #include "core/log.h"
 #include "core/secrets.h"
 #include "providers/api_common.h"
+#include "providers/error_classifier.h"
 #include "providers/raw_exchange_log.h"
 #include "providers/retry.h"
 
@@ -73,7 +75,7 @@ AttemptResult HttpProvider::attempt_once(const HttpRequest& request, HttpExchang
 
   if (stream_error) return *stream_error;
   if (exchange.status != 0 && !is_success(exchange.status))
-    return api::error_from_http(exchange.status, exchange.headers, body);
+    return api::error_from_http(api_family(config_.provider), exchange.status, exchange.headers, body, epoch_seconds());
   if (exchange.failure && stream && exchange.failure->kind == TransportFailureKind::cut) {
     // The connection broke; if the stream had already delivered its end marker, the reply is whole.
     parser.finish();
@@ -152,14 +154,21 @@ ProviderResult<Reply> HttpProvider::complete(const std::vector<ChatMessage>& mes
       return std::move(*reply);
     }
 
-    const AttemptError& error = std::get<AttemptError>(result);
+    AttemptError& error = std::get<AttemptError>(result);
+    if (error.retryable && error.server_wait_s && *error.server_wait_s > config_.retry.max_server_wait_s) {
+      // A per-day limit can ask for hours: failing now with the reason beats a worker asleep that long.
+      error.retryable = false;
+      error.cause = ErrorCause::wait_too_long;
+      error.detail += " (the server asks to wait " + std::to_string(static_cast<int64_t>(std::ceil(*error.server_wait_s))) +
+                      " s before a retry, more than retry.max_server_wait_s = " +
+                      std::to_string(static_cast<int64_t>(config_.retry.max_server_wait_s)) + " s)";
+    }
     if (!error.retryable || attempt >= max_attempts) {
       ProviderError final_error = to_provider_error(error, attempt);
       if (raw_log) raw_log->write(to_string(final_error.kind) + ": " + final_error.message);
       return final_error;
     }
-    const double delay = retry_delay_seconds(config_.retry, attempt, parse_retry_after(exchange.headers, epoch_seconds()),
-                                             uniform01());
+    const double delay = retry_delay_seconds(config_.retry, attempt, error.server_wait_s, uniform01());
     log::info(secrets::redact(config_.name + ": attempt " + std::to_string(attempt) + " failed (" +
                               to_string(error.kind) + ": " + error.detail + "); retrying in " +
                               std::to_string(static_cast<int>(delay * 1000)) + " ms"));
@@ -167,57 +176,81 @@ ProviderResult<Reply> HttpProvider::complete(const std::vector<ChatMessage>& mes
   }
 }
 
-ProviderError HttpProvider::to_provider_error(const AttemptError& error, int attempts) const {
+std::string HttpProvider::advice_for(const AttemptError& error) const {
   const std::string file = config_.source_path.empty() ? "the model configuration" : config_.source_path;
-  std::string advice;
+  switch (error.cause) {
+    case ErrorCause::daily_quota:
+      return "A per-day quota is used up; retrying today cannot succeed. It resets once a day (Gemini: midnight "
+             "Pacific time): rerun then (finished work is resumed), or move the project to a higher tier.";
+    case ErrorCause::zero_quota:
+      return "The quota for model '" + config_.model + "' is 0 on this account's tier: it cannot be used without "
+             "enabling billing or choosing another model in " + file + ".";
+    case ErrorCause::billing_required:
+      return "The provider requires billing to be enabled for this project: enable it in the provider's console, "
+             "then rerun.";
+    case ErrorCause::context_length:
+      return "The prompt is longer than the model's context: keep fewer turns (loop.keep_last_attempts in " + file +
+             "), lower generation.max_output_tokens, or use a model with a longer context.";
+    case ErrorCause::request_too_large:
+      return "The request exceeds the API's size limit: keep fewer turns (loop.keep_last_attempts in " + file + ").";
+    case ErrorCause::model_not_found:
+      return "The endpoint does not know model '" + config_.model + "': check model and base_url (" + config_.base_url +
+             ") in " + file + ".";
+    case ErrorCause::wait_too_long:
+      return "Rerun later (finished work is resumed), or raise retry.max_server_wait_s in " + file +
+             " to let kforge wait that long.";
+    case ErrorCause::key_invalid:
+      if (!config_.api_key_env.empty())
+        return "The key was rejected: check that $" + config_.api_key_env + " holds a valid, current key for " +
+               config_.base_url + ".";
+      break;
+    default: break;
+  }
   switch (error.kind) {
     case ProviderErrorKind::auth:
-      advice = config_.api_key_env.empty()
-                   ? "The endpoint wants a key: set api_key_env in " + file + " to the variable holding it."
-                   : "Check that $" + config_.api_key_env + " holds a valid key for " + config_.base_url +
-                         " that may use model '" + config_.model + "'.";
-      break;
+      return config_.api_key_env.empty()
+                 ? "The endpoint wants a key: set api_key_env in " + file + " to the variable holding it."
+                 : "Check that $" + config_.api_key_env + " holds a valid key for " + config_.base_url +
+                       " that may use model '" + config_.model + "'.";
     case ProviderErrorKind::quota:
-      advice = "The account has no quota or credit left: add credit or raise the spend limit in the provider's "
-               "console, then rerun.";
-      break;
+      return "The account has no quota or credit left: add credit or raise the spend limit in the provider's "
+             "console, then rerun.";
     case ProviderErrorKind::rate_limit:
-      advice = "Still rate limited: lower rate_limits (requests_per_minute, tokens_per_minute, max_concurrent) in " +
-               file + ", or raise retry.max_attempts.";
-      break;
+      return "Still rate limited: lower rate_limits (requests_per_minute, tokens_per_minute, max_concurrent) in " + file +
+             ", or raise retry.max_attempts.";
     case ProviderErrorKind::server:
-      advice = "The provider kept failing: try again later, or raise retry.max_attempts in " + file + ".";
-      break;
+      return "The provider kept failing: try again later, or raise retry.max_attempts in " + file + ".";
     case ProviderErrorKind::network:
-      advice = "Check base_url (" + config_.base_url + "), the network or proxy, and timeouts in " + file + ".";
-      break;
+      return "Check base_url (" + config_.base_url + "), the network or proxy, and timeouts in " + file + ".";
     case ProviderErrorKind::bad_request:
-      advice = "The endpoint rejected the request: check model ('" + config_.model +
-               "'), generation settings and the provider kind in " + file + ".";
-      break;
+      return "The endpoint rejected the request: check model ('" + config_.model +
+             "'), generation settings and the provider kind in " + file + ".";
     case ProviderErrorKind::malformed:
-      advice = "The response is not valid " + to_string(config_.provider) +
-               ": check that the provider kind matches the server at " + config_.base_url +
-               " (set raw_log_dir to see the exchange).";
-      break;
+      return "The response is not valid " + to_string(config_.provider) +
+             ": check that the provider kind matches the server at " + config_.base_url +
+             " (set raw_log_dir to see the exchange).";
     case ProviderErrorKind::truncated:
-      advice = "The response ended before " + adapter_->end_marker() +
-               ": usually a dropped connection; rerun, or set generation.stream to false if it keeps happening.";
-      break;
+      return "The response ended before " + adapter_->end_marker() +
+             ": usually a dropped connection; rerun, or set generation.stream to false if it keeps happening.";
     case ProviderErrorKind::content_filter:
-      advice = "The provider refused or filtered the output; this prompt cannot be answered by this model as "
-               "configured.";
-      break;
+      return "The provider refused or filtered the output; this prompt cannot be answered by this model as "
+             "configured.";
     case ProviderErrorKind::output_limit:
-      advice = "Raise generation.max_output_tokens (now " + std::to_string(config_.generation.max_output_tokens) +
-               ") or lower the reasoning effort / thinking budget in " + file + ".";
-      break;
+      return "Raise generation.max_output_tokens (now " + std::to_string(config_.generation.max_output_tokens) +
+             ") or lower the reasoning effort / thinking budget in " + file + ".";
   }
+  return "";
+}
+
+ProviderError HttpProvider::to_provider_error(const AttemptError& error, int attempts) const {
+  const std::string advice = advice_for(error);
   ProviderError out;
   out.kind = error.kind;
   out.http_status = error.http_status;
   out.attempts = attempts;
   out.usage = error.usage;
+  out.cause = error.cause;
+  out.advice = secrets::redact(advice);
   out.message = secrets::redact(config_.name + " (" + to_string(config_.provider) + "): " +
                                 to_string(error.kind) + " after " + std::to_string(attempts) +
                                 (attempts == 1 ? " attempt" : " attempts") + ": " + error.detail + ". " + advice);

@@ -21,6 +21,7 @@ class HttpProvider final : public Provider {
  private:
   AttemptResult attempt_once(const HttpRequest& request, HttpExchange& exchange, std::string& body);
   ProviderError to_provider_error(const AttemptError& error, int attempts) const;
+  std::string advice_for(const AttemptError& error) const;
   double uniform01();
 
   ModelConfig config_;

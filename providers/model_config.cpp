@@ -295,12 +295,13 @@ class Checker {
   void check_retry() {
     const json* r = section("retry");
     if (!r) return;
-    known(*r, "retry", {"max_attempts", "initial_backoff_s", "max_backoff_s", "multiplier", "jitter"});
+    known(*r, "retry", {"max_attempts", "initial_backoff_s", "max_backoff_s", "multiplier", "jitter", "max_server_wait_s"});
     number(*r, "retry", "max_attempts", true, 1);
     auto initial = number(*r, "retry", "initial_backoff_s", false, 0);
     auto max_backoff = number(*r, "retry", "max_backoff_s", false, 0);
     number(*r, "retry", "multiplier", false, 1);
     number(*r, "retry", "jitter", false, 0, false, 1);
+    number(*r, "retry", "max_server_wait_s", false, 0);
     if (initial && max_backoff && *max_backoff < *initial) {
       problem("retry.max_backoff_s", "must be >= retry.initial_backoff_s");
     }
@@ -442,6 +443,7 @@ Result<ModelConfig> load_model_config(const std::string& path) {
   c.retry.max_backoff_s = get_or<double>(doc, "retry", "max_backoff_s", c.retry.max_backoff_s);
   c.retry.multiplier = get_or<double>(doc, "retry", "multiplier", c.retry.multiplier);
   c.retry.jitter = get_or<double>(doc, "retry", "jitter", c.retry.jitter);
+  c.retry.max_server_wait_s = get_or<double>(doc, "retry", "max_server_wait_s", c.retry.max_server_wait_s);
 
   c.rate_limits.requests_per_minute = get_or<double>(doc, "rate_limits", "requests_per_minute", c.rate_limits.requests_per_minute);
   c.rate_limits.tokens_per_minute = get_or<double>(doc, "rate_limits", "tokens_per_minute", c.rate_limits.tokens_per_minute);

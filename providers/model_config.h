@@ -39,6 +39,9 @@ struct RetryPolicy {
   double max_backoff_s = 60.0;
   double multiplier = 2.0;
   double jitter = 0.25;          // +/- fraction of the computed backoff
+  // Longest server-requested wait (retry-after, Gemini retryDelay, "try again in ...") that is honoured;
+  // a longer one ends the call with an error saying so instead of sleeping.
+  double max_server_wait_s = 900;
 };
 
 struct RateLimits {

@@ -15,14 +15,16 @@ std::string normalise_finish(const std::string& reason) {
   return reason;
 }
 
-Usage usage_from(const json& u) {
+// Compatible servers (vLLM, Ollama, llama.cpp) often leave out completion_tokens_details: the
+// reasoning share of completion_tokens is then estimated from the text.
+Usage usage_from(const json& u, const Reply& reply) {
   Usage usage;
   usage.input_tokens = api::int64(u, "prompt_tokens");
   usage.cached_input_tokens = api::int64(api::member(u, "prompt_tokens_details"), "cached_tokens");
   if (usage.cached_input_tokens == 0) usage.cached_input_tokens = api::int64(u, "prompt_cache_hit_tokens");
-  const int64_t completion = api::int64(u, "completion_tokens");
-  usage.reasoning_tokens = api::int64(api::member(u, "completion_tokens_details"), "reasoning_tokens");
-  usage.output_tokens = std::max<int64_t>(0, completion - usage.reasoning_tokens);
+  api::split_output(api::int64(u, "completion_tokens"),
+                    api::reported_count(api::member(u, "completion_tokens_details"), "reasoning_tokens"),
+                    reply.answer.size(), reply.reasoning.size(), usage);
   return usage;
 }
 
@@ -77,9 +79,9 @@ class ChatStreamDecoder final : public StreamDecoder {
       if (!event.terminated) return api::truncated("the stream was cut inside an event");
       return api::malformed("a stream event is not JSON: " + api::excerpt(event.data, 120));
     }
-    if (chunk->contains("error")) return api::error_from_object(*chunk, 0);
+    if (chunk->contains("error")) return api::error_from_object(ApiFamily::openai, *chunk, 0);
     if (auto model = api::str(*chunk, "model"); !model.empty()) reply_.model = model;
-    if (const json& u = api::member(*chunk, "usage"); u.is_object()) reply_.usage = usage_from(u);
+    if (const json& u = api::member(*chunk, "usage"); u.is_object()) usage_ = u;
     const json& choices = api::member(*chunk, "choices");
     if (choices.is_array() && !choices.empty()) {
       const json& choice = choices[0];
@@ -101,6 +103,7 @@ class ChatStreamDecoder final : public StreamDecoder {
                                                                            reply_.finish_reason + ")"));
     }
     text_.finish_into(reply_);
+    reply_.usage = usage_from(usage_, reply_);
     if (refused_) reply_.finish_reason = "content_filter";
     return api::finalize(std::move(reply_));
   }
@@ -108,6 +111,7 @@ class ChatStreamDecoder final : public StreamDecoder {
  private:
   TextSink text_;
   Reply reply_;
+  json usage_;
   bool done_ = false;
   bool refused_ = false;
 };
@@ -144,7 +148,7 @@ class ChatAdapter final : public ApiAdapter {
   AttemptResult parse_body(std::string_view body) const override {
     const auto j = api::parse_json(body);
     if (!j || !j->is_object()) return api::malformed("the response body is not a JSON object: " + api::excerpt(body, 120));
-    if (j->contains("error")) return api::error_from_object(*j, 0);
+    if (j->contains("error")) return api::error_from_object(ApiFamily::openai, *j, 0);
     const json& choices = api::member(*j, "choices");
     if (!choices.is_array() || choices.empty())
       return api::malformed("the response has no choices[]: " + api::excerpt(body, 120));
@@ -157,8 +161,8 @@ class ChatAdapter final : public ApiAdapter {
     if (const json& r = api::member(message, "refusal"); r.is_string() && !r.get<std::string>().empty())
       reply.finish_reason = "content_filter";
     reply.model = api::str(*j, "model");
-    reply.usage = usage_from(api::member(*j, "usage"));
     text.finish_into(reply);
+    reply.usage = usage_from(api::member(*j, "usage"), reply);
     return api::finalize(std::move(reply));
   }
 

@@ -7,13 +7,13 @@ namespace kf {
 namespace {
 using api::json;
 
-Usage usage_from(const json& u) {
+Usage usage_from(const json& u, const Reply& reply) {
   Usage usage;
   usage.input_tokens = api::int64(u, "input_tokens");
   usage.cached_input_tokens = api::int64(api::member(u, "input_tokens_details"), "cached_tokens");
-  const int64_t output = api::int64(u, "output_tokens");
-  usage.reasoning_tokens = api::int64(api::member(u, "output_tokens_details"), "reasoning_tokens");
-  usage.output_tokens = std::max<int64_t>(0, output - usage.reasoning_tokens);
+  api::split_output(api::int64(u, "output_tokens"),
+                    api::reported_count(api::member(u, "output_tokens_details"), "reasoning_tokens"),
+                    reply.answer.size(), reply.reasoning.size(), usage);
   return usage;
 }
 
@@ -61,15 +61,15 @@ std::string finish_reason_of(const json& response) {
 AttemptResult reply_from_response(const json& response) {
   if (api::str(response, "status") == "failed") {
     const json& error = api::member(response, "error");
-    AttemptError err = api::error_from_object(error.is_null() ? json::object() : error, 0);
-    err.usage = usage_from(api::member(response, "usage"));
+    AttemptError err = api::error_from_object(ApiFamily::openai, error.is_null() ? json::object() : error, 0);
+    err.usage = usage_from(api::member(response, "usage"), Reply{});
     return err;
   }
   Reply reply;
   bool refused = false;
   take_output(response, reply, refused);
   reply.model = api::str(response, "model");
-  reply.usage = usage_from(api::member(response, "usage"));
+  reply.usage = usage_from(api::member(response, "usage"), reply);
   reply.finish_reason = refused ? "content_filter" : finish_reason_of(response);
   return api::finalize(std::move(reply));
 }
@@ -102,7 +102,7 @@ class ResponsesStreamDecoder final : public StreamDecoder {
       terminal_ = true;
       final_response_ = api::member(*data, "response");
     } else if (type == "error") {
-      return api::error_from_object(*data, 0);
+      return api::error_from_object(ApiFamily::openai, *data, 0);
     }
     return std::nullopt;
   }
@@ -122,7 +122,7 @@ class ResponsesStreamDecoder final : public StreamDecoder {
     if (reply.answer.empty()) reply.answer = final_reply.answer;
     if (reply.reasoning.empty()) reply.reasoning = final_reply.reasoning;
     reply.model = api::str(final_response_, "model", reply.model);
-    reply.usage = usage_from(api::member(final_response_, "usage"));
+    reply.usage = usage_from(api::member(final_response_, "usage"), reply);
     reply.finish_reason = (refused_ || refused_in_output) ? "content_filter" : finish_reason_of(final_response_);
     return api::finalize(std::move(reply));
   }
@@ -173,7 +173,7 @@ class ResponsesAdapter final : public ApiAdapter {
     const auto j = api::parse_json(body);
     if (!j || !j->is_object()) return api::malformed("the response body is not a JSON object: " + api::excerpt(body, 120));
     if (j->contains("error") && !api::member(*j, "error").is_null() && !j->contains("output"))
-      return api::error_from_object(*j, 0);
+      return api::error_from_object(ApiFamily::openai, *j, 0);
     if (!j->contains("output") && !j->contains("status"))
       return api::malformed("the response has neither output[] nor status: " + api::excerpt(body, 120));
     return reply_from_response(*j);

@@ -33,6 +33,31 @@ std::string to_string(ProviderErrorKind kind) {
   return "unknown";
 }
 
+std::string to_string(ErrorCause cause) {
+  switch (cause) {
+    case ErrorCause::none: return "none";
+    case ErrorCause::out_of_credit: return "out_of_credit";
+    case ErrorCause::daily_quota: return "daily_quota";
+    case ErrorCause::zero_quota: return "zero_quota";
+    case ErrorCause::billing_required: return "billing_required";
+    case ErrorCause::key_invalid: return "key_invalid";
+    case ErrorCause::context_length: return "context_length";
+    case ErrorCause::request_too_large: return "request_too_large";
+    case ErrorCause::model_not_found: return "model_not_found";
+    case ErrorCause::wait_too_long: return "wait_too_long";
+  }
+  return "unknown";
+}
+
+std::string to_string(Usage::ReasoningSource source) {
+  switch (source) {
+    case Usage::ReasoningSource::reported: return "reported";
+    case Usage::ReasoningSource::estimated: return "estimated";
+    case Usage::ReasoningSource::none: return "none";
+  }
+  return "unknown";
+}
+
 Result<std::shared_ptr<Provider>> make_provider(const ModelConfig& config) {
   const std::string file = config.source_path.empty() ? "the model configuration" : config.source_path;
   if (config.base_url.empty())

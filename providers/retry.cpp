@@ -42,8 +42,6 @@ const std::string* find_header(const HeaderMap& headers, const char* name) {
   return it == headers.end() ? nullptr : &it->second;
 }
 
-constexpr double kMaxServerWaitS = 15 * 60;
-
 }  // namespace
 
 std::optional<double> parse_retry_after(const HeaderMap& headers, double now_epoch_s) {
@@ -77,24 +75,14 @@ double backoff_seconds(const RetryPolicy& policy, int attempt, double uniform01)
   return std::max(0.0, base * (1.0 + jitter * (2.0 * u - 1.0)));
 }
 
-double retry_delay_seconds(const RetryPolicy& policy, int attempt, std::optional<double> retry_after,
+double retry_delay_seconds(const RetryPolicy& policy, int attempt, std::optional<double> server_wait,
                            double uniform01) {
-  if (retry_after) return std::clamp(*retry_after, 0.0, kMaxServerWaitS);
+  if (server_wait) return std::max(0.0, *server_wait);
   return backoff_seconds(policy, attempt, uniform01);
 }
 
 bool is_retryable_status(int s) {
   return s == 408 || s == 409 || s == 429 || (s >= 500 && s <= 599);
-}
-
-bool mentions_exhausted_quota(std::string_view error_text) {
-  const std::string t = lower(error_text);
-  for (const char* needle : {"insufficient_quota", "exceeded your current quota", "billing",
-                             "spend limit", "spending limit", "spend_limit", "credit balance",
-                             "payment required", "budget exceeded", "budget_exceeded"}) {
-    if (t.find(needle) != std::string::npos) return true;
-  }
-  return false;
 }
 
 }  // namespace kf

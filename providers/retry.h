@@ -26,16 +26,12 @@ std::optional<bool> parse_should_retry(const HeaderMap& headers);
 // `uniform01` in [0, 1).
 double backoff_seconds(const RetryPolicy& policy, int attempt, double uniform01);
 
-// The wait before the next attempt: the server's retry-after when given (capped at 15 minutes),
-// otherwise the backoff.
-double retry_delay_seconds(const RetryPolicy& policy, int attempt, std::optional<double> retry_after,
+// The wait before the next attempt: the server's when it named one (at least 0), otherwise the backoff.
+// A server wait longer than policy.max_server_wait_s is not taken at all: the caller fails instead.
+double retry_delay_seconds(const RetryPolicy& policy, int attempt, std::optional<double> server_wait,
                            double uniform01);
 
 // Statuses worth retrying: 408, 409, 429, 5xx and Anthropic's 529.
 bool is_retryable_status(int http_status);
-
-// True when an error body says the account is out of money or quota (never worth retrying), as
-// opposed to a per-minute rate limit, which some APIs also call a quota.
-bool mentions_exhausted_quota(std::string_view error_text);
 
 }  // namespace kf

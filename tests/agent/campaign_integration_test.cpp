@@ -345,4 +345,51 @@ TEST_F(Campaign, ProviderOutageIsRecordedAsProviderFailuresNotKernelFailures) {
   EXPECT_EQ(rep["units_no_reply"], 2);
 }
 
+// The real failure shapes reach a campaign end to end: OpenAI's billing-worded per-day rate limit is
+// retried after the wait its message names and the unit goes on; an exhausted account is a recorded
+// `quota` provider failure with its cause and advice; an unreported reasoning split is flagged estimated.
+TEST_F(Campaign, RealRateLimitAndQuotaShapesInACampaign) {
+  const std::string rpd =
+      "Rate limit reached for gpt-4-turbo-preview in organization org-itest on requests per day (RPD): Limit 200, "
+      "Used 200, Requested 1. Please try again in 0.3s. Visit https://platform.openai.com/account/rate-limits to "
+      "learn more. You can increase your rate limit by adding a payment method to your account at "
+      "https://platform.openai.com/account/billing.";
+  start_server(json::array(
+      {{{"match", "torch\\.relu"}, {"times", 1}, {"status", 429}, {"error_type", "requests"},
+        {"error_code", "rate_limit_exceeded"}, {"error_message", rpd}},
+       {{"match", "torch\\.relu"}, {"times", 1}, {"answer", kRelu}, {"reasoning", "one thread per element"},
+        {"report_reasoning_tokens", false}, {"usage", {{"input", 1000}, {"output", 30}, {"reasoning", 10}}}},
+       {{"match", "torch\\.sum"}, {"status", 429}, {"error_type", "insufficient_quota"},
+        {"error_message", "You exceeded your current quota, please check your plan and billing details."}}}));
+  auto config = write_config("shapes", 1, true, 1, /*max_attempts=*/3);
+  EXPECT_EQ(run("--config " + config + " --problems " + kDemo + "/1_demo_relu.py," + kDemo + "/2_demo_sum_reduction.py"),
+            1)
+      << log();
+  auto rs = records();
+  auto evals = of_kind(rs, "evaluation");
+  ASSERT_EQ(evals.size(), 1u) << log();
+  EXPECT_EQ(evals[0]["problem"]["name"], "1_demo_relu");
+  EXPECT_EQ(evals[0]["verdict"]["verdict"], "correct");
+  EXPECT_EQ(evals[0]["reply"]["attempts"], 2);
+  EXPECT_EQ(evals[0]["usage"]["reasoning_tokens_source"], "estimated");
+  EXPECT_EQ(evals[0]["usage"]["output_tokens"].get<int64_t>() + evals[0]["usage"]["reasoning_tokens"].get<int64_t>(), 40);
+  auto failures = of_kind(rs, "provider_failure");
+  ASSERT_EQ(failures.size(), 1u);
+  EXPECT_EQ(failures[0]["problem"]["name"], "2_demo_sum_reduction");
+  EXPECT_EQ(failures[0]["error"]["kind"], "quota");
+  EXPECT_EQ(failures[0]["error"]["cause"], "out_of_credit");
+  EXPECT_EQ(failures[0]["error"]["attempts"], 1);
+  EXPECT_FALSE(failures[0]["error"]["advice"].get<std::string>().empty());
+  // Requests: relu 429, relu retried after the message's 0.3 s, sum once (no retry of an exhausted account).
+  auto reqs = requests();
+  ASSERT_EQ(reqs.size(), 3u);
+  int64_t relu_first = -1, relu_second = -1;
+  for (const auto& r : reqs) {
+    if (r["last_user_message"].get<std::string>().find("torch.relu") == std::string::npos) continue;
+    (relu_first < 0 ? relu_first : relu_second) = r["t_ms"].get<int64_t>();
+  }
+  ASSERT_GE(relu_second, 0);
+  EXPECT_GE(relu_second - relu_first, 300) << "the wait named by the message, not the 10 ms backoff";
+}
+
 }  // namespace

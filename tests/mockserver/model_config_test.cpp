@@ -86,6 +86,27 @@ TEST(ModelConfig, ReasoningPriceDefaultsToOutputAndCachedToInput) {
   EXPECT_EQ(c->rate_limits.max_concurrent, 4);
 }
 
+TEST(ModelConfig, MaxServerWait) {
+  auto write = [](const nlohmann::json& retry) {
+    nlohmann::json doc = {{"provider", "gemini"}, {"base_url", "https://generativelanguage.googleapis.com/v1beta"},
+                          {"model", "gemini-2.5-pro"}, {"retry", retry}};
+    auto path = std::filesystem::temp_directory_path() / ("kforge-config-wait-" + std::to_string(::getpid()) + ".json");
+    std::ofstream(path) << doc.dump();
+    return path;
+  };
+  auto path = write({{"max_server_wait_s", 30}});
+  auto c = load_model_config(path.string());
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  EXPECT_DOUBLE_EQ(c->retry.max_server_wait_s, 30);
+  path = write(nlohmann::json::object());
+  c = load_model_config(path.string());
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  EXPECT_DOUBLE_EQ(c->retry.max_server_wait_s, 900) << "the default";
+  path = write({{"max_server_wait_s", -1}});
+  EXPECT_TRUE(has_problem(validate_model_config_file(path.string()), "retry.max_server_wait_s", "must be >= 0"));
+  std::filesystem::remove(path);
+}
+
 TEST(ModelConfig, BrokenFileReportsEveryProblem) {
   auto problems = validate_model_config_file(fixture("broken-types.json"));
   const std::vector<std::pair<std::string, std::string>> expected = {

@@ -102,5 +102,30 @@ TEST(MockWire, ThinkFormsInChatContent) {
   EXPECT_EQ(chat_content_with_reasoning(r), "A");
 }
 
+TEST(MockScript, RealShapeFields) {
+  auto s = parse(R"([{"status": 400, "error_reason": "API_KEY_INVALID", "quota_id": "q-PerDay", "retry_delay": 26,
+                      "headers": {"x-a": "1"}},
+                     {"answer": "a", "report_reasoning_tokens": false, "retry_delay": "0.5s"}])");
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  EXPECT_EQ(s->entries[0].error_reason, "API_KEY_INVALID");
+  EXPECT_EQ(s->entries[0].quota_id, "q-PerDay");
+  EXPECT_EQ(s->entries[0].retry_delay, "26s");
+  ASSERT_EQ(s->entries[0].headers.size(), 1u);
+  EXPECT_EQ(s->entries[0].headers[0].first, "x-a");
+  EXPECT_EQ(s->entries[1].report_reasoning_tokens, false);
+  EXPECT_EQ(s->entries[1].retry_delay, "0.5s");
+}
+
+TEST(MockScript, RealShapeFieldProblemsAreReported) {
+  auto s = parse(R"([{"headers": {"bad name": "v"}}, {"headers": "x"}, {"body_file": "/nonexistent/kforge-body.json"},
+                     {"body_file": "/dev/null", "answer": "a"}])");
+  ASSERT_FALSE(s.ok());
+  const std::string& m = s.error().message;
+  EXPECT_NE(m.find("entry 0: headers.bad name"), std::string::npos) << m;
+  EXPECT_NE(m.find("entry 1: headers"), std::string::npos) << m;
+  EXPECT_NE(m.find("entry 2: body_file: cannot read"), std::string::npos) << m;
+  EXPECT_NE(m.find("entry 3: body_file"), std::string::npos) << m;
+}
+
 }  // namespace
 }  // namespace kf::mock

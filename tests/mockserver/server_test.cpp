@@ -1,5 +1,6 @@
 // Integration tests: the scripted server over loopback, spoken to with a raw HTTP client.
 #include <atomic>
+#include <fstream>
 #include <chrono>
 #include <thread>
 
@@ -448,6 +449,78 @@ TEST(MockServerHttp, ServesTwoHundredConcurrentConnections) {
   for (auto& t : threads) t.join();
   EXPECT_EQ(ok.load(), kClients);
   EXPECT_EQ(server.log().size(), static_cast<size_t>(kClients));
+}
+
+// The real shapes (docs/providers.md's classification table): Gemini error details, arbitrary headers,
+// Anthropic thinking_tokens, a recorded body sent verbatim.
+TEST(MockServerRealShapes, GeminiErrorDetailsAndHeaders) {
+  ScriptedServer server(R"([{"status": 429, "error_type": "RESOURCE_EXHAUSTED", "error_message": "You exceeded your current quota",
+                             "quota_id": "GenerateContentInputTokensPerModelPerMinute-FreeTier", "retry_delay": "26s",
+                             "headers": {"x-test-header": "v1"}},
+                            {"status": 400, "error_type": "INVALID_ARGUMENT", "error_reason": "API_KEY_INVALID",
+                             "error_message": "API key not valid. Please pass a valid API key."}])");
+  auto quota = server.post("/v1beta/models/g:generateContent", gemini_body());
+  ASSERT_TRUE(quota);
+  EXPECT_EQ(quota->status, 429);
+  EXPECT_EQ(quota->get_header_value("x-test-header"), "v1");
+  auto q = json::parse(quota->body)["error"];
+  EXPECT_EQ(q["status"], "RESOURCE_EXHAUSTED");
+  ASSERT_EQ(q["details"].size(), 2u);
+  EXPECT_EQ(q["details"][0]["@type"], "type.googleapis.com/google.rpc.QuotaFailure");
+  EXPECT_EQ(q["details"][0]["violations"][0]["quotaId"], "GenerateContentInputTokensPerModelPerMinute-FreeTier");
+  EXPECT_EQ(q["details"][1]["@type"], "type.googleapis.com/google.rpc.RetryInfo");
+  EXPECT_EQ(q["details"][1]["retryDelay"], "26s");
+  auto key = server.post("/v1beta/models/g:generateContent", gemini_body());
+  ASSERT_TRUE(key);
+  EXPECT_EQ(key->status, 400);
+  auto k = json::parse(key->body)["error"];
+  EXPECT_EQ(k["details"][0]["@type"], "type.googleapis.com/google.rpc.ErrorInfo");
+  EXPECT_EQ(k["details"][0]["reason"], "API_KEY_INVALID");
+}
+
+TEST(MockServerRealShapes, AnthropicThinkingTokensWhenAsked) {
+  ScriptedServer server(R"([{"answer": "a", "report_reasoning_tokens": true, "usage": {"input": 5, "output": 53, "reasoning": 67},
+                             "times": "unlimited"}])");
+  auto whole = server.post("/v1/messages", anthropic_body(false));
+  ASSERT_TRUE(whole);
+  auto u = json::parse(whole->body)["usage"];
+  EXPECT_EQ(u["output_tokens"], 120);
+  EXPECT_EQ(u["output_tokens_details"]["thinking_tokens"], 67);
+  auto streamed = server.post("/v1/messages", anthropic_body(true));
+  ASSERT_TRUE(streamed);
+  bool seen = false;
+  for (const auto& e : parse_sse(streamed->body)) {
+    auto j = json::parse(e.data);
+    if (j["type"] == "message_delta") {
+      EXPECT_EQ(j["usage"]["output_tokens"], 120);
+      EXPECT_EQ(j["usage"]["output_tokens_details"]["thinking_tokens"], 67);
+      seen = true;
+    }
+  }
+  EXPECT_TRUE(seen);
+}
+
+TEST(MockServerRealShapes, UnreportedReasoningOmitsTheDetails) {
+  ScriptedServer server(R"([{"answer": "a", "reasoning": "r", "report_reasoning_tokens": false, "usage": {"output": 3, "reasoning": 4}}])");
+  auto res = server.post("/v1/chat/completions", chat_body("q", false));
+  ASSERT_TRUE(res);
+  auto u = json::parse(res->body)["usage"];
+  EXPECT_EQ(u["completion_tokens"], 7);
+  EXPECT_FALSE(u.contains("completion_tokens_details"));
+}
+
+TEST(MockServerRealShapes, BodyFileIsSentVerbatim) {
+  const std::string file = temp_path("recorded-body.sse");
+  const std::string recorded = ": keep-alive\r\n\r\ndata: {\"x\": 1}       \r\n\r\n";
+  std::ofstream(file, std::ios::binary) << recorded;
+  ScriptedServer server(json::array({{{"body_file", file}, {"headers", {{"retry-after", "3"}}}, {"status", 503}}}).dump());
+  auto res = server.post("/v1/chat/completions", chat_body("q", true));
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 503);
+  EXPECT_EQ(res->body, recorded);
+  EXPECT_EQ(res->get_header_value("Content-Type"), "text/event-stream");
+  EXPECT_EQ(res->get_header_value("retry-after"), "3");
+  EXPECT_EQ(server.log().at(0)["status"], 503);
 }
 
 }  // namespace

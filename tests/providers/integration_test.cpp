@@ -14,6 +14,7 @@
 
 #include "core/secrets.h"
 #include "mock_server_process.h"
+#include "providers/error_classifier.h"
 #include "providers/http_provider.h"
 #include "providers/provider.h"
 
@@ -458,6 +459,55 @@ TEST_P(ProviderIntegration, KforgeAskNeverPrintsTheKey) {
   // TearDown scans every file in the test folder (these outputs included) for the key.
 }
 
+// `kforge ask --json`: one object on stdout, for a reply and for a failure; the key never in it.
+TEST_P(ProviderIntegration, KforgeAskJsonPrintsOneObject) {
+  serve(json::array({{{"answer", std::string("echo ") + kPlantedKey}, {"reasoning", "think"},
+                      {"usage", {{"input", 40}, {"cached", 10}, {"output", 5}, {"reasoning", 7}}}},
+                     {{"status", 429}, {"error_type", "insufficient_quota"}, {"error_message", "You exceeded your current quota"}}}));
+  const ModelConfig m = config();
+  const json config_file = {{"name", m.name},
+                            {"provider", to_string(m.provider)},
+                            {"base_url", m.base_url},
+                            {"api_key_env", kKeyEnv},
+                            {"model", m.model},
+                            {"generation", {{"max_output_tokens", 100}, {"stream", GetParam().stream}}},
+                            {"retry", {{"max_attempts", 2}, {"initial_backoff_s", 0.01}}},
+                            {"prices", {{"input", 1.0}, {"output", 2.0}, {"reasoning", 2.0}, {"cached_input", 0.5}}}};
+  const std::string config_path = dir_ + "/config.json";
+  std::ofstream(config_path) << config_file.dump(2);
+  const std::string run = "'" + testing::kforge_binary() + "' ask --json --config '" + config_path + "' 'say hi'";
+  const int ok_status = std::system((run + " >'" + dir_ + "/json1.out' 2>'" + dir_ + "/json1.err'").c_str());
+  const int fail_status = std::system((run + " >'" + dir_ + "/json2.out' 2>'" + dir_ + "/json2.err'").c_str());
+  EXPECT_EQ(WEXITSTATUS(ok_status), 0) << testing::slurp(dir_ + "/json1.err");
+  EXPECT_EQ(WEXITSTATUS(fail_status), 1) << testing::slurp(dir_ + "/json2.err");
+  const json ok = json::parse(testing::slurp(dir_ + "/json1.out"), nullptr, false);
+  ASSERT_TRUE(ok.is_object()) << testing::slurp(dir_ + "/json1.out");
+  EXPECT_EQ(ok["ok"], true);
+  EXPECT_EQ(ok["answer"], "echo [REDACTED]");
+  EXPECT_EQ(ok["reasoning"], "think");
+  EXPECT_EQ(ok["finish_reason"], "stop");
+  EXPECT_EQ(ok["attempts"], 1);
+  EXPECT_TRUE(ok["latency_s"].is_number());
+  EXPECT_EQ(ok["usage"]["input_tokens"], 40);
+  EXPECT_EQ(ok["usage"]["cached_input_tokens"], 10);
+  // Anthropic's wire (without thinking_tokens) carries one output total: split by text, and said so.
+  const bool anthropic = GetParam().kind == ProviderKind::anthropic;
+  EXPECT_EQ(ok["usage"]["reasoning_tokens_source"], anthropic ? "estimated" : "reported");
+  EXPECT_EQ(ok["usage"]["output_tokens"].get<int64_t>() + ok["usage"]["reasoning_tokens"].get<int64_t>(), 12);
+  if (!anthropic) {
+    EXPECT_EQ(ok["usage"]["reasoning_tokens"], 7);
+    EXPECT_NEAR(ok["cost_usd"].get<double>(), (30 * 1.0 + 10 * 0.5 + 5 * 2.0 + 7 * 2.0) / 1e6, 1e-12);
+  }
+  const json fail = json::parse(testing::slurp(dir_ + "/json2.out"), nullptr, false);
+  ASSERT_TRUE(fail.is_object()) << testing::slurp(dir_ + "/json2.out");
+  EXPECT_EQ(fail["ok"], false);
+  EXPECT_EQ(fail["error"]["class"], "quota");
+  EXPECT_EQ(fail["error"]["http_status"], 429);
+  EXPECT_EQ(fail["attempts"], 1);
+  EXPECT_NE(fail["error"]["advice"].get<std::string>().find("credit"), std::string::npos) << fail.dump();
+  // TearDown scans the outputs for the key.
+}
+
 INSTANTIATE_TEST_SUITE_P(AllKinds, ProviderIntegration,
                          ::testing::Values(Case{ProviderKind::openai_chat, true}, Case{ProviderKind::openai_chat, false},
                                            Case{ProviderKind::openai_responses, true},
@@ -507,6 +557,150 @@ TEST_P(AnthropicThinking, RedactedThinkingIsNotedAndSignaturesIgnored) {
 
 INSTANTIATE_TEST_SUITE_P(Anthropic, AnthropicThinking,
                          ::testing::Values(Case{ProviderKind::anthropic, true}, Case{ProviderKind::anthropic, false}),
+                         case_name);
+
+// The four real shapes of issue 12, emitted by the mock server as the APIs send them, asserted from the
+// server's request log.
+class RealShapes : public ProviderIntegration {
+ protected:
+  ModelConfig fast_config() const {
+    ModelConfig m = config();
+    m.retry = {3, 0.01, 0.02, 2, 0, 900};  // backoff alone waits at most 20 ms
+    return m;
+  }
+  int64_t gap_ms(size_t later) const {
+    const auto r = server_->requests();
+    return r.at(later)["t_ms"].get<int64_t>() - r.at(later - 1)["t_ms"].get<int64_t>();
+  }
+};
+
+// 1. OpenAI's per-day request limit: type "requests", code rate_limit_exceeded, a message that mentions
+// billing. A rate limit: retried after the wait the message names, then answered.
+TEST_P(RealShapes, OpenAiRateLimitMentioningBillingIsRetriedAfterItsWait) {
+  if (api_family(GetParam().kind) != ApiFamily::openai) GTEST_SKIP() << "an OpenAI error body";
+  serve(json::array(
+      {{{"status", 429}, {"error_type", "requests"}, {"error_code", "rate_limit_exceeded"},
+        {"error_message",
+         "Rate limit reached for gpt-4-turbo-preview in organization org-itest on requests per day (RPD): Limit 200, "
+         "Used 200, Requested 1. Please try again in 0.4s. Visit https://platform.openai.com/account/rate-limits to "
+         "learn more. You can increase your rate limit by adding a payment method to your account at "
+         "https://platform.openai.com/account/billing."},
+        {"headers", {{"x-ratelimit-limit-requests", "200"}, {"x-ratelimit-remaining-requests", "0"},
+                     {"x-ratelimit-reset-requests", "0.4s"}}}},
+       {{"answer", "after the wait"}}}));
+  const Reply reply = reply_of(ask(fast_config()));
+  EXPECT_EQ(reply.answer, "after the wait");
+  EXPECT_EQ(reply.attempts, 2);
+  ASSERT_EQ(server_->requests().size(), 2u);
+  EXPECT_GE(gap_ms(1), 400) << "the wait of the message (0.4s), not the 20 ms backoff";
+}
+
+// 2. Gemini's per-minute quota: RESOURCE_EXHAUSTED, "You exceeded your current quota ... billing details",
+// a QuotaFailure naming PerMinute and RetryInfo.retryDelay. A rate limit: retried after retryDelay.
+TEST_P(RealShapes, GeminiPerMinuteQuotaIsRetriedAfterRetryDelay) {
+  if (GetParam().kind != ProviderKind::gemini) GTEST_SKIP() << "a Gemini error body";
+  serve(json::array(
+      {{{"status", 429}, {"error_type", "RESOURCE_EXHAUSTED"},
+        {"error_message",
+         "You exceeded your current quota, please check your plan and billing details. For more information on this "
+         "error, head to: https://ai.google.dev/gemini-api/docs/rate-limits."},
+        {"quota_id", "GenerateContentInputTokensPerModelPerMinute-FreeTier"}, {"retry_delay", "0.6s"}},
+       {{"answer", "after retryDelay"}}}));
+  const Reply reply = reply_of(ask(fast_config()));
+  EXPECT_EQ(reply.answer, "after retryDelay");
+  EXPECT_EQ(reply.attempts, 2);
+  ASSERT_EQ(server_->requests().size(), 2u);
+  EXPECT_GE(gap_ms(1), 600) << "RetryInfo.retryDelay (0.6s), not the 20 ms backoff";
+}
+
+// Per-day quotas are final: `quota` at once, advice about the daily reset.
+TEST_P(RealShapes, GeminiPerDayQuotaIsFinal) {
+  if (GetParam().kind != ProviderKind::gemini) GTEST_SKIP() << "a Gemini error body";
+  serve(json::array({{{"status", 429}, {"error_type", "RESOURCE_EXHAUSTED"},
+                      {"error_message", "You exceeded your current quota, please check your plan and billing details."},
+                      {"quota_id", "GenerateRequestsPerDayPerProjectPerModel-FreeTier"}, {"retry_delay", "0.1s"}},
+                     {{"answer", "not reached"}}}));
+  const auto e = error_of(ask(fast_config()));
+  EXPECT_EQ(e.kind, ProviderErrorKind::quota) << e.message;
+  EXPECT_EQ(e.cause, ErrorCause::daily_quota);
+  EXPECT_EQ(e.attempts, 1);
+  EXPECT_NE(e.advice.find("per-day"), std::string::npos) << e.advice;
+  EXPECT_EQ(server_->requests().size(), 1u);
+}
+
+// A server wait beyond retry.max_server_wait_s ends the call at once, saying so.
+TEST_P(RealShapes, ServerWaitLongerThanTheMaximumFailsInsteadOfSleeping) {
+  serve(json::array({{{"status", 429}, {"retry_after", 3600}}, {{"answer", "not reached"}}}));
+  ModelConfig m = fast_config();
+  m.retry.max_server_wait_s = 5;
+  const auto e = error_of(ask(m));
+  EXPECT_EQ(e.kind, ProviderErrorKind::rate_limit) << e.message;
+  EXPECT_EQ(e.cause, ErrorCause::wait_too_long);
+  EXPECT_EQ(e.attempts, 1);
+  EXPECT_NE(e.message.find("3600 s"), std::string::npos) << e.message;
+  EXPECT_NE(e.advice.find("retry.max_server_wait_s"), std::string::npos) << e.advice;
+  EXPECT_EQ(server_->requests().size(), 1u);
+}
+
+// 3. Anthropic's output_tokens_details.thinking_tokens: 67 of 120 output tokens, with no thinking text at
+// all (summarised or omitted). The reported split is used, not a character estimate.
+TEST_P(RealShapes, AnthropicThinkingTokensAreTakenAsReported) {
+  if (GetParam().kind != ProviderKind::anthropic) GTEST_SKIP() << "an Anthropic usage field";
+  serve(json::array({{{"answer", "the kernel"}, {"report_reasoning_tokens", true},
+                      {"usage", {{"input", 30}, {"output", 53}, {"reasoning", 67}}}},
+                     {{"answer", "the kernel"}, {"reasoning", "short"}, {"usage", {{"input", 30}, {"output", 53}, {"reasoning", 67}}}}}));
+  const Reply reported = reply_of(ask(fast_config()));
+  EXPECT_EQ(reported.reasoning, "");
+  EXPECT_EQ(reported.usage.output_tokens, 53);
+  EXPECT_EQ(reported.usage.reasoning_tokens, 67);
+  EXPECT_EQ(reported.usage.reasoning_source, Usage::ReasoningSource::reported);
+  // Without the field (older responses) the split is estimated from the text, and flagged as such.
+  const Reply estimated = reply_of(ask(fast_config()));
+  EXPECT_EQ(estimated.usage.output_tokens + estimated.usage.reasoning_tokens, 120);
+  EXPECT_EQ(estimated.usage.reasoning_source, Usage::ReasoningSource::estimated);
+  const auto requests = server_->requests();
+  ASSERT_EQ(requests.size(), 2u);
+}
+
+// 4. Gemini's HTTP 400 INVALID_ARGUMENT with ErrorInfo reason API_KEY_INVALID: an authentication failure
+// whose advice names the key variable.
+TEST_P(RealShapes, GeminiApiKeyInvalidIsAuth) {
+  if (GetParam().kind != ProviderKind::gemini) GTEST_SKIP() << "a Gemini error body";
+  serve(json::array({{{"status", 400}, {"error_type", "INVALID_ARGUMENT"},
+                      {"error_message", "API key not valid. Please pass a valid API key."}, {"error_reason", "API_KEY_INVALID"}},
+                     {{"answer", "not reached"}}}));
+  const auto e = error_of(ask(fast_config()));
+  EXPECT_EQ(e.kind, ProviderErrorKind::auth) << e.message;
+  EXPECT_EQ(e.cause, ErrorCause::key_invalid);
+  EXPECT_EQ(e.http_status, 400);
+  EXPECT_EQ(e.attempts, 1);
+  EXPECT_NE(e.advice.find(kKeyEnv), std::string::npos) << e.advice;
+  EXPECT_EQ(server_->requests().size(), 1u);
+  EXPECT_EQ(server_->requests()[0]["auth_present"], true);
+}
+
+// Compatible servers without completion_tokens_details: the reasoning share is estimated, and flagged.
+TEST_P(RealShapes, UnreportedReasoningTokensAreEstimatedAndFlagged) {
+  serve(json::array({{{"answer", "aaaa"}, {"reasoning", "rrrrrrrrrrrr"}, {"report_reasoning_tokens", false},
+                      {"usage", {{"input", 9}, {"output", 10}, {"reasoning", 30}}}}}));
+  const Reply reply = reply_of(ask(fast_config()));
+  if (GetParam().kind == ProviderKind::gemini) {
+    // Gemini counts thoughts apart: without thoughtsTokenCount there is nothing to split.
+    EXPECT_EQ(reply.usage.output_tokens, 10);
+    EXPECT_EQ(reply.usage.reasoning_source, Usage::ReasoningSource::none);
+  } else {
+    EXPECT_EQ(reply.usage.output_tokens, 10);  // 40 split 4:12 by characters
+    EXPECT_EQ(reply.usage.reasoning_tokens, 30);
+    EXPECT_EQ(reply.usage.reasoning_source, Usage::ReasoningSource::estimated);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Shapes, RealShapes,
+                         ::testing::Values(Case{ProviderKind::openai_chat, true}, Case{ProviderKind::openai_chat, false},
+                                           Case{ProviderKind::openai_responses, true},
+                                           Case{ProviderKind::anthropic, true}, Case{ProviderKind::anthropic, false},
+                                           Case{ProviderKind::gemini, true}, Case{ProviderKind::gemini, false},
+                                           Case{ProviderKind::openai_compatible, true}),
                          case_name);
 
 }  // namespace
