@@ -12,7 +12,7 @@ namespace {
 struct EvalArgs {
   std::string problem, candidate, backend = "cuda", precision = "fp32", python, cache_dir, gpu_arch, work_root;
   int trials = 3;
-  bool json = false, allow_vendor = false, no_timing = false;
+  bool json = false, allow_vendor = false, no_timing = false, allow_reduced_precision = false;
   double timeout_s = 120;
 };
 
@@ -45,6 +45,8 @@ void add_evaluator_commands(CLI::App& app, Registry& registry) {
   ev->add_flag("--json", args->json, "print the verdict as JSON");
   ev->add_option("--python", args->python, "python3 with torch for the oracle (default $KFORGE_PYTHON, else python3)");
   ev->add_flag("--allow-vendor-libs", args->allow_vendor, "allow cuBLAS, cuDNN and other vendor libraries");
+  ev->add_flag("--allow-reduced-precision", args->allow_reduced_precision,
+               "fp32 problems: accept TF32/fp16/bf16 arithmetic (the precision trial's failure is only flagged)");
   ev->add_option("--cache-dir", args->cache_dir, "compile cache folder (default ~/.cache/kforge)");
   ev->add_option("--gpu-arch", args->gpu_arch, "target architecture, e.g. sm_90a (default: detected)");
   ev->add_option("--work-root", args->work_root, "where private evaluation folders go (default /dev/shm)");
@@ -62,6 +64,7 @@ void add_evaluator_commands(CLI::App& app, Registry& registry) {
     o.trials = args->trials;
     o.python = args->python;
     o.allow_vendor_libs = args->allow_vendor;
+    o.allow_reduced_precision = args->allow_reduced_precision;
     o.cache_dir = args->cache_dir;
     o.gpu_arch = args->gpu_arch;
     o.work_root = args->work_root;

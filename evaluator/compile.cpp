@@ -16,6 +16,10 @@ namespace fs = std::filesystem;
 namespace kf::eval {
 
 namespace {
+constexpr uintmax_t kMaxLibraryBytes = 64ull << 20;  // a candidate library (and its cache entry) at most
+}  // namespace
+
+namespace {
 
 constexpr size_t kOutputCap = 64 * 1024;
 
@@ -212,6 +216,15 @@ Compiled Compiler::compile(const std::string& source_path) {
     std::string detail = first_error_lines(output);
     if (job->memory_limit_hit) detail = "the compiler ran out of its memory limit\n" + detail;
     rec["reasons"] = {{{"code", "compile_error"}, {"detail", detail}}};
+  } else if (std::error_code size_ec; fs::file_size(work / "candidate.so", size_ec) > kMaxLibraryBytes && !size_ec) {
+    // Kept out of the cache (and so off the disk): a kernel needs no hundreds of MB of initialised data.
+    rec["status"] = "rejected";
+    rec["reasons"] = {{{"code", "rejected.library_too_large"},
+                       {"detail", "the compiled library is " +
+                                      std::to_string(fs::file_size(work / "candidate.so", size_ec) >> 20) +
+                                      " MiB, more than the " + std::to_string(kMaxLibraryBytes >> 20) +
+                                      " MiB a candidate may take (large initialised arrays? allocate and fill "
+                                      "buffers at run time instead)"}}};
   } else {
     auto vendors = vendor_libraries_used((work / "candidate.so").string());
     if (!vendors.ok()) {

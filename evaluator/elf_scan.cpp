@@ -2,7 +2,9 @@
 // libraries (cuBLAS, cuDNN, ...) a candidate uses.
 #include <elf.h>
 
+#include <algorithm>
 #include <cstring>
+#include <string_view>
 #include <set>
 
 #include "core/files.h"
@@ -78,6 +80,27 @@ Result<std::vector<std::string>> vendor_libraries_used(const std::string& librar
     }
   }
   return std::vector<std::string>(used.begin(), used.end());
+}
+
+std::vector<std::string> vendor_libraries_mapped(const std::string& maps_text) {
+  std::vector<std::string> found;
+  size_t pos = 0;
+  while (pos < maps_text.size()) {
+    size_t end = maps_text.find('\n', pos);
+    if (end == std::string::npos) end = maps_text.size();
+    std::string_view line(maps_text.data() + pos, end - pos);
+    pos = end + 1;
+    auto slash = line.rfind('/');
+    if (slash == std::string_view::npos) continue;
+    std::string_view base = line.substr(slash + 1);
+    for (const auto& v : kVendors) {
+      if (base.rfind(v.soname_part, 0) != 0) continue;
+      // libcublas must not match libcublasLt's mapping (the table lists the longer name first).
+      if (std::find(found.begin(), found.end(), v.name) == found.end()) found.push_back(v.name);
+      break;
+    }
+  }
+  return found;
 }
 
 }  // namespace kf::eval

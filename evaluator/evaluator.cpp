@@ -10,7 +10,9 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <map>
 #include <mutex>
+#include <random>
 #include <set>
 
 #include "core/data_dir.h"
@@ -19,6 +21,8 @@
 #include "evaluator/oracle_client.h"
 #include "evaluator/process.h"
 #include "evaluator/runner_session.h"
+#include "evaluator/text_hygiene.h"
+#include "evaluator/timing_policy.h"
 #include "core/log.h"
 #include "sandbox/seccomp.h"
 
@@ -29,24 +33,18 @@ namespace kf::eval {
 namespace {
 
 const char* kVariants[] = {"own", "signed_outliers", "scaled_large", "scaled_small", "outliers"};
-// A candidate faster than bytes / copy bandwidth is physically implausible; the margin leaves room for
-// kernels that beat a plain copy slightly (measurement spread, better access patterns).
-constexpr double kFloorMargin = 0.8;
+// Runaway limits: a call may take this many times the baseline's time per call, and never less than the
+// floor (first calls include lazy initialisation: module loading, handles, workspaces).
+constexpr double kCallLimitFactor = 100;
+constexpr double kCallLimitFloorS = 10;
+constexpr double kStartupLimitS = 60;  // loading the candidate, CUDA context, buffer mapping
+constexpr int kMaxSlots = 64;
 
-std::string signal_name(int sig) {
-  const char* d = strsignal(sig);
-  switch (sig) {
-    case SIGSEGV: return std::string("SIGSEGV (") + d + ")";
-    case SIGABRT: return std::string("SIGABRT (") + d + ")";
-    case SIGBUS: return std::string("SIGBUS (") + d + ")";
-    case SIGFPE: return std::string("SIGFPE (") + d + ")";
-    case SIGILL: return std::string("SIGILL (") + d + ")";
-    case SIGKILL: return std::string("SIGKILL (") + d + ")";
-    case SIGXCPU: return std::string("SIGXCPU (") + d + ")";
-    default: return "signal " + std::to_string(sig) + " (" + d + ")";
-  }
+// Text from the candidate's side made safe for terminals, the corpus and models (docs/evaluator.md).
+void clean_verdict(Verdict& v) {
+  for (auto& r : v.reasons) r.detail = clean_text(r.detail, 4000);
+  v.compiler_output = clean_text(v.compiler_output, 16384);
 }
-
 OutputStats stats_from(const nlohmann::json& j) {
   OutputStats s;
   s.numel = j.value("numel", int64_t{0});
@@ -70,20 +68,6 @@ nlohmann::json tolerances_json() {
     t[d] = {{"rtol", tol.rtol}, {"atol_scale", tol.atol_scale}, {"rel_l2", tol.rel_l2}};
   }
   return t;
-}
-
-void finalize(Verdict& v) {
-  bool rejected = false, incorrect = false;
-  for (const auto& r : v.reasons) {
-    rejected = rejected || r.code.rfind("rejected", 0) == 0;
-    incorrect = incorrect || r.code.rfind("incorrect", 0) == 0;
-  }
-  if (v.verdict == "correct" || v.verdict.empty()) {
-    if (rejected) v.verdict = "rejected";
-    else if (incorrect) v.verdict = "incorrect";
-    else v.verdict = "correct";
-  }
-  v.correct = v.verdict == "correct";
 }
 
 std::string detect_gpu_arch() {
@@ -121,6 +105,16 @@ struct Evaluator::Impl {
   nlohmann::json trial_shapes;
   int64_t trial_bytes = 0;
   bool varying_shapes = false;  // the loaded problem's shapes depend on the seed (trial records show them)
+  // Per problem (absolute path + precision): how timing rounds are sized, and the baseline's timing.
+  struct Plan {
+    double call_ms = 0;  // one reference call, as the oracle measured it
+    int slots = 1;       // calls (and buffer slots) per timing round
+    int64_t slot_bytes = 0;
+  };
+  std::map<std::string, Plan> plans;
+  std::map<std::string, nlohmann::json> baselines;
+  std::string problem_key;
+  std::mt19937_64 rng{std::random_device{}()};  // the trusted side's choices; never sent to the runner
 
   ~Impl() {
     if (oracle) oracle->stop();
@@ -152,26 +146,42 @@ struct Evaluator::Impl {
 
   Result<nlohmann::json> ask(const nlohmann::json& req) { return oracle->request(req, opt.oracle_timeout_s); }
   Result<std::vector<TrivialReport>> trivial_reports(const nlohmann::json& request);
-  // The same timing method and settings for the baseline wherever it is timed.
-  nlohmann::json baseline_request() const {
-    return {{"op", "time_baseline"},
-            {"cudnn_tf32", opt.baseline_cudnn_tf32},
-            {"warmup", opt.warmup_calls},
-            {"min_calls", opt.min_timed_calls},
-            {"max_calls", opt.max_timed_calls},
-            {"budget_ms", opt.timing_budget_ms}};
+  TimingPolicyOptions policy_options() const {
+    return {opt.warmup_rounds, opt.min_rounds, opt.max_rounds, opt.timing_budget_ms, opt.max_noise};
   }
+  Result<Plan> plan();
+  Result<nlohmann::json> baseline(const Plan& plan);
 
   Result<nlohmann::json> load(const std::string& problem) {
+    problem_key = fs::absolute(problem).string() + "|" + opt.precision;
     return ask({{"op", "load"}, {"path", fs::absolute(problem).string()}, {"precision", opt.precision},
                 {"backend", to_string(opt.backend)}});
   }
 
   Verdict evaluate(const std::string& problem, const Compiled& compiled);
-  void run_trials(Verdict& v, RunnerSession& runner, const nlohmann::json& buffers);
-  bool one_trial(Verdict& v, RunnerSession& runner, int trial, uint64_t seed, const std::string& variant,
-                 const std::string& label);
-  bool runner_failed(Verdict& v, const RunnerEnd& e, const std::string& during);
+
+  // One evaluation's runner and what the judge needs to know about it.
+  struct Session {
+    RunnerSession runner;
+    bool loaded = false;        // the candidate library is being or has been loaded
+    double call_limit_s = kCallLimitFloorS;
+    std::string call_limit_text;
+    std::set<std::string> vendors_seen;
+  };
+  // Runs one round (thaw, clock, command, answer, clock, freeze). Fills *ms with the trusted wall time.
+  RunnerEnd round(Session& s, const nlohmann::json& order, const nlohmann::json& shapes, double* ms);
+  bool runner_failed(Verdict& v, Session& s, const RunnerEnd& e, const std::string& during);
+  // Vendor libraries in the (frozen) runner's memory maps; adds rejected.vendor_library once.
+  void check_maps(Verdict& v, Session& s);
+  bool oracle_failed(Verdict& v, const Error& e);
+  // One correctness trial on slot 0: prepare, one call, compare, judge. Returns its reasons (already
+  // added to the verdict unless `hold`), or nullopt when the evaluation cannot go on.
+  std::optional<std::vector<Reason>> one_trial(Verdict& v, Session& s, int trial, uint64_t seed,
+                                               const std::string& variant, const std::string& label,
+                                               bool hold = false);
+  std::vector<Reason> judge_comparison(Verdict& v, const nlohmann::json& cmp, int trial, const std::string& label);
+  // The timing rounds; false when the evaluation cannot go on.
+  bool timed_rounds(Verdict& v, Session& s, const Plan& plan);
 };
 
 Evaluator::Evaluator(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -247,62 +257,61 @@ Verdict Evaluator::evaluate(const std::string& problem_path, const Compiled& com
   return impl_->evaluate(problem_path, compiled);
 }
 
-bool Evaluator::Impl::runner_failed(Verdict& v, const RunnerEnd& e, const std::string& during) {
-  if (e.kind == RunnerEnd::Kind::reply) {
-    if (e.reply.value("ok", false)) return false;
-    std::string code = e.reply.value("code", "runtime_error");
-    std::string detail = e.reply.value("detail", "") + " (during " + during + ")";
-    if (code.rfind("harness", 0) == 0) {
-      v.verdict = "harness_error";
-    } else {
-      v.verdict = "runtime_error";
-    }
-    v.reasons.push_back({code, detail});
-    return true;
-  }
-  if (e.kind == RunnerEnd::Kind::timeout) {
-    v.verdict = "timeout";
-    v.reasons.push_back({"timeout", "the candidate did not finish within " +
-                                        std::to_string(static_cast<int>(opt.runner_timeout_s)) + " s (during " +
-                                        during + "); its process tree was killed"});
-    return true;
-  }
-  v.verdict = "runtime_error";
-  if (e.signal) {
-    v.reasons.push_back({"runtime_error.signal", "the runner died from " + signal_name(e.signal) + " during " + during});
-  } else {
-    v.reasons.push_back({"runtime_error.exit", "the runner exited with code " + std::to_string(e.exit_code) +
-                                                   " during " + during + (e.stderr_tail.empty() ? "" : ": " + e.stderr_tail)});
-  }
+bool Evaluator::Impl::runner_failed(Verdict& v, Session& s, const RunnerEnd& e, const std::string& during) {
+  if (e.kind == RunnerEnd::Kind::reply && e.reply.value("ok", false) == true) return false;
+  std::string limit = e.lifetime_limit ? "the runner's lifetime limit of " +
+                                             std::to_string(static_cast<int>(opt.runner_timeout_s)) + " s"
+                                       : s.call_limit_text;
+  judge_runner_failure(v, e, s.loaded, during, limit);
+  if (e.kind == RunnerEnd::Kind::timeout) v.checks["limit_hit"] = e.lifetime_limit ? "lifetime" : "call";
   return true;
 }
 
-bool Evaluator::Impl::one_trial(Verdict& v, RunnerSession& runner, int trial, uint64_t seed,
-                                const std::string& variant, const std::string& label) {
-  auto prep = ask({{"op", "prepare"}, {"seed", seed}, {"variant", variant}});
-  if (!prep.ok()) {
-    v.verdict = "harness_error";
-    v.reasons.push_back({prep.error().code == "oracle.problem" ? "problem.invalid" : "harness.oracle",
-                         prep.error().message});
-    return false;
+bool Evaluator::Impl::oracle_failed(Verdict& v, const Error& e) {
+  if (e.code == "oracle.candidate") {
+    // The runner tampered with a shared buffer: the candidate's doing, judged against it.
+    v.reasons.push_back({"rejected.buffer_tampered", e.message});
+    return true;
   }
-  trial_shapes = (*prep)["shapes"];
-  trial_bytes = prep->value("bytes", int64_t{0});
-  auto e = runner.exchange({{"op", "call"}, {"shapes", trial_shapes}});
-  if (runner_failed(v, e, label)) return false;
-  auto cmp = ask({{"op", "compare"}, {"tolerances", tolerances_json()}});
-  if (!cmp.ok()) {
-    v.verdict = "harness_error";
-    v.reasons.push_back({"harness.oracle", cmp.error().message});
-    return false;
+  v.verdict = "harness_error";
+  v.reasons.push_back({e.code == "oracle.problem" ? "problem.invalid" : "harness.oracle", e.message});
+  return true;
+}
+
+void Evaluator::Impl::check_maps(Verdict& v, Session& s) {
+  if (opt.allow_vendor_libs) return;
+  for (const auto& name : vendor_libraries_mapped(s.runner.maps())) {
+    if (!s.vendors_seen.insert(name).second) continue;
+    v.reasons.push_back({"rejected.vendor_library",
+                         "the runner had " + name + " mapped into its memory after the candidate's calls (loaded at "
+                         "run time, e.g. with dlopen); vendor libraries are not allowed here (--allow-vendor-libs)"});
   }
-  nlohmann::json record{{"trial", trial}, {"label", label}, {"seed", seed}, {"variant", (*cmp)["variant"]}};
+}
+
+RunnerEnd Evaluator::Impl::round(Session& s, const nlohmann::json& order, const nlohmann::json& shapes, double* ms) {
+  nlohmann::json cmd{{"op", "round"}, {"order", order}};
+  if (!shapes.is_null()) cmd["shapes"] = shapes;
+  const double limit = s.call_limit_s * std::max<double>(1.0, static_cast<double>(order.size()));
+  // Thawed before the clock starts (the thaw's own latency is not the candidate's), frozen after it stops:
+  // no thread of the candidate runs while the trusted side prepares or checks.
+  s.runner.thaw();
+  const double t0 = now_s();
+  RunnerEnd e = s.runner.exchange(cmd, t0 + limit);
+  const double t1 = now_s();
+  if (ms) *ms = (t1 - t0) * 1e3;
+  if (e.kind == RunnerEnd::Kind::reply) s.runner.freeze();
+  return e;
+}
+
+std::vector<Reason> Evaluator::Impl::judge_comparison(Verdict& v, const nlohmann::json& cmp, int trial,
+                                                      const std::string& label) {
+  nlohmann::json record{{"trial", trial}, {"label", label}, {"seed", cmp.value("seed", nlohmann::json())}, {"variant", cmp["variant"]}};
   if (varying_shapes) record["shapes"] = trial_shapes;
   record["outputs"] = nlohmann::json::array();
   std::vector<Reason> reasons;
   std::vector<std::string> degenerate;
-  for (const auto& o : (*cmp)["outputs"]) {
-    std::string where = o.value("name", "output") + " (" + label + ", " + (*cmp)["variant"].get<std::string>() + ")";
+  for (const auto& o : cmp["outputs"]) {
+    std::string where = o.value("name", "output") + " (" + label + ", " + cmp["variant"].get<std::string>() + ")";
     std::string dtype = o.value("dtype", "float32");
     OutputStats st = stats_from(o["stats"]);
     auto r = judge_output(where, dtype, st);
@@ -316,7 +325,7 @@ bool Evaluator::Impl::one_trial(Verdict& v, RunnerSession& runner, int trial, ui
       if (trial == 0 && trivial_passes(dtype, ts.stats)) base_degenerate.insert(key);
       // The sparse trial changes a few elements of trial 0's inputs: a trivial output that is right on
       // trial 0 is nearly right there too, so it cannot be held against the candidate on that trial.
-      if ((*cmp)["variant"] == "sparse" && base_degenerate.count(key)) continue;
+      if (cmp["variant"] == "sparse" && base_degenerate.count(key)) continue;
       triv.push_back(ts);
     }
     auto nt = judge_non_trivial(where, dtype, st, triv, &degenerate);
@@ -336,23 +345,171 @@ bool Evaluator::Impl::one_trial(Verdict& v, RunnerSession& runner, int trial, ui
                                  {"coverage", coverage},
                                  {"trivial", trivj}});
   }
-  for (const auto& m : (*cmp)["inputs_modified"]) {
+  for (const auto& m : cmp["inputs_modified"]) {
     reasons.push_back({"rejected.input_modified",
                        "input '" + m.value("name", "") + "' was modified by the candidate (" +
                            std::to_string(m.value("changed", int64_t{0})) + " of " +
                            std::to_string(m.value("numel", int64_t{0})) + " elements, first at flat index " +
                            std::to_string(m.value("first", int64_t{0})) + ") during " + label});
   }
-  record["inputs_modified"] = (*cmp)["inputs_modified"];
+  record["inputs_modified"] = cmp["inputs_modified"];
   for (const auto& d : degenerate) {
     if (std::find(v.flags.begin(), v.flags.end(), "degenerate_problem") == v.flags.end())
       v.flags.push_back("degenerate_problem");
     v.checks["degenerate"].push_back(d + " passes on its own");
   }
   v.checks["trials"].push_back(record);
-  v.reasons.insert(v.reasons.end(), reasons.begin(), reasons.end());
-  return reasons.empty();
+  return reasons;
 }
+
+std::optional<std::vector<Reason>> Evaluator::Impl::one_trial(Verdict& v, Session& s, int trial, uint64_t seed,
+                                                              const std::string& variant, const std::string& label,
+                                                              bool hold) {
+  auto prep = ask({{"op", "prepare"}, {"seed", seed}, {"variant", variant}});
+  if (!prep.ok()) {
+    oracle_failed(v, prep.error());
+    return std::nullopt;
+  }
+  if ((*prep)["variant"] == "skipped") {
+    v.checks["trials"].push_back({{"trial", trial}, {"label", label}, {"skipped", "its inputs make the reference non-finite"}});
+    return std::vector<Reason>{};
+  }
+  trial_shapes = (*prep)["shapes"];
+  trial_bytes = prep->value("bytes", int64_t{0});
+  double ms = 0;
+  auto e = round(s, nlohmann::json::array({0}), nlohmann::json::array({trial_shapes}), &ms);
+  if (runner_failed(v, s, e, label)) return std::nullopt;
+  check_maps(v, s);
+  auto cmp = ask({{"op", "compare"}, {"tolerances", tolerances_json()}});
+  if (!cmp.ok()) {
+    oracle_failed(v, cmp.error());
+    return std::nullopt;
+  }
+  auto reasons = judge_comparison(v, *cmp, trial, label);
+  v.checks["trials"].back()["call_ms"] = ms;
+  if (!hold) v.reasons.insert(v.reasons.end(), reasons.begin(), reasons.end());
+  return reasons;
+}
+
+Result<Evaluator::Impl::Plan> Evaluator::Impl::plan() {
+  if (auto it = plans.find(problem_key); it != plans.end()) return it->second;
+  auto r = ask({{"op", "plan"}});
+  if (!r.ok()) return r.error();
+  Plan p;
+  p.call_ms = std::max(1e-3, r->value("call_ms", 1.0));
+  p.slot_bytes = std::max<int64_t>(1, r->value("slot_bytes", int64_t{1}));
+  // Enough calls per round that the channel's round trip is a small part of it, as many slots as memory
+  // allows (candidate slots, their pristine copies and the baseline's input sets: three per slot).
+  const int64_t memory = r->value("slot_memory", int64_t{256} << 20);
+  const int by_time = static_cast<int>(std::ceil(opt.round_target_ms / p.call_ms));
+  const int64_t by_memory = std::max<int64_t>(1, memory / (3 * p.slot_bytes));
+  p.slots = static_cast<int>(std::clamp<int64_t>(std::min<int64_t>(by_time, by_memory), 1, kMaxSlots));
+  plans[problem_key] = p;
+  return p;
+}
+
+Result<nlohmann::json> Evaluator::Impl::baseline(const Plan& p) {
+  const std::string key = problem_key + (opt.baseline_cudnn_tf32 ? "|tf32" : "");
+  if (auto it = baselines.find(key); it != baselines.end()) return it->second;
+  TimingPolicy policy(policy_options());
+  while (!policy.done()) {
+    auto r = ask({{"op", "baseline_round"}, {"slots", p.slots}, {"cudnn_tf32", opt.baseline_cudnn_tf32}});
+    if (!r.ok()) return r.error();
+    policy.add(r->value("ms", 0.0), r->value("calls", p.slots));
+  }
+  nlohmann::json b = policy.summary();
+  b["cudnn_tf32"] = opt.baseline_cudnn_tf32;
+  b["calls_per_round"] = p.slots;
+  baselines[key] = b;
+  return b;
+}
+
+bool Evaluator::Impl::timed_rounds(Verdict& v, Session& s, const Plan& plan) {
+  TimingPolicy policy(policy_options());
+  const int k = plan.slots;
+  std::vector<int> order(static_cast<size_t>(k));
+  std::bernoulli_distribution checked(std::clamp(opt.check_fraction, 0.0, 1.0));
+  double events_total = 0, trusted_total = 0;
+  int checked_rounds = 0, round_no = 0;
+  bool shapes_sent = false;
+  nlohmann::json round_log = nlohmann::json::array();
+  while (!policy.done()) {
+    // Fresh inputs on unpredictable seeds in every slot, outputs poisoned, called in a random order.
+    nlohmann::json slots = nlohmann::json::array(), seeds = nlohmann::json::array();
+    for (int i = 0; i < k; ++i) {
+      slots.push_back(i);
+      seeds.push_back(rng() >> 12);
+      order[static_cast<size_t>(i)] = i;
+    }
+    std::shuffle(order.begin(), order.end(), rng);
+    auto prep = ask({{"op", "prepare_round"}, {"slots", slots}, {"seeds", seeds}});
+    if (!prep.ok()) return !oracle_failed(v, prep.error());
+    nlohmann::json shapes;
+    if (varying_shapes || !shapes_sent) {
+      shapes = nlohmann::json::array();
+      for (const auto& sh : (*prep)["shapes"]) shapes.push_back({{"inputs", sh["inputs"]}, {"outputs", sh["outputs"]}});
+      shapes_sent = true;
+    }
+    double ms = 0;
+    auto e = round(s, order, shapes, &ms);
+    const std::string label = "timed round " + std::to_string(round_no);
+    if (runner_failed(v, s, e, label)) return false;
+    check_maps(v, s);
+    // Chosen after the round, by the trusted side alone: the candidate cannot know which rounds count.
+    const bool check = !policy.warming_up() && checked(rng);
+    auto rc = ask({{"op", "round_check"}, {"check", check}, {"tolerances", tolerances_json()}});
+    if (!rc.ok()) return !oracle_failed(v, rc.error());
+    int64_t unwritten = 0;
+    for (const auto& u : (*rc)["unwritten"]) unwritten += u[1].get<int64_t>();
+    if (unwritten > 0) {
+      v.reasons.push_back({"rejected.deferred_work",
+                           std::to_string(unwritten) + " output elements still held the poison when " + label +
+                               " was reported complete: the work was skipped or deferred past the round"});
+      return false;
+    }
+    std::vector<Reason> reasons;
+    for (const auto& c : (*rc)["checks"]) {
+      auto r = judge_comparison(v, c, -1, label + " (slot " + std::to_string(c.value("slot", 0)) + ", checked at random)");
+      reasons.insert(reasons.end(), r.begin(), r.end());
+    }
+    if (check) ++checked_rounds;
+    if (!reasons.empty()) {
+      v.reasons.insert(v.reasons.end(), reasons.begin(), reasons.end());
+      return false;
+    }
+    double events = e.reply.value("events_ms", 0.0);
+    if (!policy.warming_up()) {
+      events_total += events;
+      trusted_total += ms;
+    }
+    if (round_log.size() < 400) round_log.push_back({ms, events, check});
+    policy.add(ms, k);
+    ++round_no;
+  }
+  nlohmann::json t = policy.summary();
+  t["calls_per_round"] = k;
+  t["checked_rounds"] = checked_rounds;
+  t["rounds_log"] = round_log;  // [trusted ms, runner events ms, checked]
+  // The channel's own round trip (empty rounds), to show what a round's time holds besides the calls.
+  double rtt = 1e9;
+  for (int i = 0; i < 3; ++i) {
+    double ms = 0;
+    auto e = round(s, nlohmann::json::array(), nullptr, &ms);
+    if (runner_failed(v, s, e, "an empty round")) return false;
+    rtt = std::min(rtt, ms);
+  }
+  t["channel_rtt_ms"] = rtt;
+  t["channel_share"] = rtt / std::max(1e-9, policy.median_ms() * k);
+  if (opt.backend == Backend::cuda && trusted_total > 0) {
+    const double calls = static_cast<double>(policy.calls());
+    t["events_per_call_ms"] = events_total / calls;
+    if (auto r = judge_event_disagreement(trusted_total / calls, events_total / calls)) v.reasons.push_back(*r);
+  }
+  v.checks["timing"]["candidate"] = t;
+  v.time_ms = policy.median_ms();
+  return true;
+}
+
 
 Verdict Evaluator::Impl::evaluate(const std::string& problem, const Compiled& compiled) {
   double t0 = now_s();
@@ -370,6 +527,7 @@ Verdict Evaluator::Impl::evaluate(const std::string& problem, const Compiled& co
     f.compile_s = compiled.compile_s;
     f.flags = v.flags;
     f.correct = false;
+    clean_verdict(f);
     return f;
   }
   v.verdict = "correct";
@@ -380,6 +538,7 @@ Verdict Evaluator::Impl::evaluate(const std::string& problem, const Compiled& co
     v.reasons.push_back({code, detail});
     v.eval_s = now_s() - t0;
     v.correct = false;
+    clean_verdict(v);
     return v;
   };
   auto phase = [&, last = t0](const std::string& name) mutable {
@@ -415,7 +574,15 @@ Verdict Evaluator::Impl::evaluate(const std::string& problem, const Compiled& co
   nlohmann::json seeds = nlohmann::json::array();
   for (int k = 0; k < opt.trials; ++k) seeds.push_back(opt.seed + static_cast<uint64_t>(k));
   seeds.push_back(opt.seed + 1000 + static_cast<uint64_t>(opt.trials));
-  auto setup = ask({{"op", "setup"}, {"dir", job_dir}, {"seeds", seeds}});
+  seeds.push_back(opt.seed + 500);  // the precision trial
+  std::optional<Plan> timing_plan;
+  if (opt.time_candidate) {
+    auto pl = plan();
+    if (!pl.ok()) return harness(pl.error().code == "oracle.problem" ? "problem.invalid" : "harness.oracle", pl.error().message);
+    timing_plan = *pl;
+    v.checks["timing"]["calls_per_round"] = pl->slots;
+  }
+  auto setup = ask({{"op", "setup"}, {"dir", job_dir}, {"seeds", seeds}, {"slots", timing_plan ? timing_plan->slots : 1}});
   if (!setup.ok()) return harness("harness.oracle", setup.error().message);
   // The runner sees only its job folder (and the toolchain's libraries): it gets its own copy of the
   // candidate library rather than a view into the compile cache.
@@ -446,66 +613,91 @@ Verdict Evaluator::Impl::evaluate(const std::string& problem, const Compiled& co
     env["CUDA_HOME"] = opt.cuda_home;
     if (const char* d = std::getenv("CUDA_VISIBLE_DEVICES"); d) env["CUDA_VISIBLE_DEVICES"] = d;
   }
-  RunnerSession runner;
+  Session s;
+  if (timing_plan) {
+    s.call_limit_s = std::max(kCallLimitFloorS, kCallLimitFactor * timing_plan->call_ms / 1e3);
+    s.call_limit_text = "the per-call limit of " + std::to_string(s.call_limit_s) + " s (" +
+                        std::to_string(static_cast<int>(kCallLimitFactor)) + "x the reference's " +
+                        std::to_string(timing_plan->call_ms) + " ms, at least " +
+                        std::to_string(static_cast<int>(kCallLimitFloorS)) + " s)";
+  } else {
+    s.call_limit_text = "the per-call limit of " + std::to_string(s.call_limit_s) + " s";
+  }
+  v.checks["call_limit_s"] = s.call_limit_s;
   if (!fs::exists(opt.runner_path))
     return harness("harness.runner_missing", "kforge-runner not found at " + opt.runner_path);
-  if (auto st = runner.start(opt.runner_path, job_dir, env, now_s() + opt.runner_timeout_s, confinement); !st.ok())
+  if (auto st = s.runner.start(opt.runner_path, job_dir, env, now_s() + opt.runner_timeout_s, confinement); !st.ok())
     return harness("harness.runner", st.error().message);
-  auto ready = runner.exchange(nullptr);
+  // Two lines at start-up: "loading" (before the candidate is loaded: a failure before it is the
+  // harness's) and "ready" (after: from here on the runner may speak for the candidate).
+  auto loading = s.runner.exchange(nullptr, now_s() + kStartupLimitS);
+  bool up = !runner_failed(v, s, loading, "start-up");
+  if (up) {
+    s.loaded = true;
+    s.call_limit_text = "the start-up limit of " + std::to_string(static_cast<int>(kStartupLimitS)) + " s";
+    auto ready = s.runner.exchange(nullptr, now_s() + kStartupLimitS);
+    up = !runner_failed(v, s, ready, "loading the candidate");
+    if (timing_plan) s.call_limit_text = "the per-call limit of " + std::to_string(s.call_limit_s) + " s";
+    if (up) s.runner.freeze();
+  }
   phase("setup");
   int64_t timed_trial_bytes = 0;
-  if (!runner_failed(v, ready, "start-up")) {
+  if (up) {
     bool ok = true;
-    for (int k = 0; k < opt.trials && ok; ++k)
-      ok = one_trial(v, runner, k, opt.seed + static_cast<uint64_t>(k), kVariants[k % 5],
-                     "trial " + std::to_string(k));
-    phase("trials");
-    if (ok && opt.time_candidate) {
-      timed_trial_bytes = trial_bytes;  // the timing loop runs on the last trial's inputs
-      auto tm = runner.exchange({{"op", "time"},
-                                 {"warmup", opt.warmup_calls},
-                                 {"min_calls", opt.min_timed_calls},
-                                 {"max_calls", opt.max_timed_calls},
-                                 {"budget_ms", opt.timing_budget_ms},
-                                 {"shapes", trial_shapes}});
-      if (!runner_failed(v, tm, "the timing loop")) {
-        v.checks["timing"] = {{"candidate_events", tm.reply["events"]}, {"candidate_sync", tm.reply["sync"]}};
-        v.time_ms = tm.reply["events"].value("median_ms", 0.0);
-        phase("timing");
-        // Outputs re-validated after the timing loop, with fresh inputs in the same buffers.
-        int k = opt.trials;
-        ok = one_trial(v, runner, k, opt.seed + 1000 + static_cast<uint64_t>(k),
-                       opt.trials < 4 ? "scaled_small" : kVariants[k % 5], "re-validation after timing");
-        // Trial 0's inputs again with only a few elements changed: a cache keyed on a sample of the
-        // inputs' contents replays a stale answer here.
-        if (ok)
-          ok = one_trial(v, runner, k + 1, opt.seed, "sparse",
-                         "sparse re-validation (trial 0's inputs, a few elements changed)");
-        if (ok && opt.backend == Backend::cuda) {
-          double ev = *v.time_ms, sync = tm.reply["sync"].value("median_ms", 0.0);
-          if (sync > 2 * ev + 0.05)
-            v.reasons.push_back({"rejected.unsynchronized_work",
-                                 "median event time on the given stream " + std::to_string(ev) +
-                                     " ms, but the device-wide synchronised time is " + std::to_string(sync) +
-                                     " ms: work escaped the stream"});
+    for (int k = 0; k < opt.trials && ok; ++k) {
+      auto r = one_trial(v, s, k, opt.seed + static_cast<uint64_t>(k), kVariants[k % 5], "trial " + std::to_string(k));
+      ok = r && r->empty();
+    }
+    // fp32 problems are judged at fp32: zero-mean full-mantissa inputs expose TF32/fp16/bf16 operand rounding.
+    if (ok && opt.precision == "fp32") {
+      auto r = one_trial(v, s, opt.trials, opt.seed + 500, "precision", "precision trial (zero-mean inputs, wide range)", true);
+      ok = r.has_value();
+      if (r && !r->empty()) {
+        v.checks["reduced_precision_allowed"] = opt.allow_reduced_precision;
+        if (opt.allow_reduced_precision) {
+          v.flags.push_back("reduced_precision");
+        } else {
+          v.reasons.push_back({"incorrect.reduced_precision",
+                               "the candidate passes the regular trials but misses fp32's tolerance on zero-mean "
+                               "full-mantissa inputs (" + r->front().detail + "): reduced-precision arithmetic "
+                               "(TF32, fp16 or bf16 operands) on an fp32 problem; allowed only with "
+                               "--allow-reduced-precision"});
+          v.reasons.insert(v.reasons.end(), r->begin(), r->end());
+          ok = false;
         }
       }
     }
+    phase("trials");
+    if (ok && timing_plan) {
+      timed_trial_bytes = trial_bytes;
+      ok = timed_rounds(v, s, *timing_plan);
+      phase("timing");
+      if (ok && v.reasons.empty()) {
+        // Outputs re-validated after timing, with fresh inputs in the same buffers.
+        int k = opt.trials + 1;
+        auto r = one_trial(v, s, k, opt.seed + 1000 + static_cast<uint64_t>(k - 1),
+                           opt.trials < 4 ? "scaled_small" : kVariants[k % 5], "re-validation after timing");
+        ok = r && r->empty();
+        // Trial 0's inputs again with only a few elements changed: a cache keyed on a sample of the
+        // inputs' contents replays a stale answer here.
+        if (ok) one_trial(v, s, k + 1, opt.seed, "sparse", "sparse re-validation (trial 0's inputs, a few elements changed)");
+        phase("revalidation");
+      }
+    }
+    check_maps(v, s);
   }
-  if (v.time_ms) phase("revalidation");
-  runner.finish();
-  v.checks["runner_tree_empty"] = runner.tree_empty();
-  if (!runner.tree_empty()) v.flags.push_back("runner_survivors_killed");
+  s.runner.finish();
+  v.checks["runner_tree_empty"] = s.runner.tree_empty();
+  if (!s.runner.tree_empty()) v.flags.push_back("runner_survivors_killed");
 
   finalize(v);
-  if (v.correct && opt.time_candidate && v.time_ms) {
+  if (v.correct && timing_plan && v.time_ms) {
     const int64_t bytes = timed_trial_bytes;
     v.checks["bytes_moved"] = bytes;
     if (opt.measure_baseline) {
-      auto base = ask(baseline_request());
+      auto base = baseline(*timing_plan);
       phase("baseline");
       if (base.ok()) {
-        base->erase("ok");
         v.checks["timing"]["baseline"] = *base;
         v.ref_time_ms = base->value("median_ms", 0.0);
         if (*v.time_ms > 0) v.speedup = *v.ref_time_ms / *v.time_ms;
@@ -520,20 +712,19 @@ Verdict Evaluator::Impl::evaluate(const std::string& problem, const Compiled& co
         if (bw.ok() && (*bw)["gbps"].is_number()) bandwidth = (*bw)["gbps"].get<double>();
       }
       if (bandwidth) {
-        double floor_ms = static_cast<double>(bytes) / (*bandwidth * 1e9) * 1e3 * kFloorMargin;
+        double floor_ms = 0;
+        auto r = judge_bandwidth_floor(*v.time_ms, bytes, *bandwidth, &floor_ms);
         v.checks["timing"]["copy_bandwidth_gbps"] = *bandwidth;
         v.checks["timing"]["floor_ms"] = floor_ms;
-        if (*v.time_ms < floor_ms) {
-          v.reasons.push_back({"rejected.below_bandwidth_floor",
-                               "median " + std::to_string(*v.time_ms) + " ms is below the physical floor " +
-                                   std::to_string(floor_ms) + " ms (" + std::to_string(bytes) + " bytes at " +
-                                   std::to_string(*bandwidth) + " GB/s, x" + std::to_string(kFloorMargin) + ")"});
+        if (r) {
+          v.reasons.push_back(*r);
           v.verdict = "rejected";
           v.correct = false;
         }
       }
     }
   }
+  clean_verdict(v);
   v.eval_s = now_s() - t0;
   return v;
 }
@@ -623,13 +814,17 @@ Result<BaselineTiming> Evaluator::time_baseline(const std::string& problem_path)
   std::lock_guard lock(impl_->eval_mutex);
   auto l = impl_->load(problem_path);
   if (!l.ok()) return l.error();
-  auto r = impl_->ask(impl_->baseline_request());
+  auto p = impl_->plan();
+  if (!p.ok()) return p.error();
+  auto r = impl_->baseline(*p);
   if (!r.ok()) return r.error();
   BaselineTiming t;
   t.median_ms = r->value("median_ms", 0.0);
   t.p10_ms = r->value("p10_ms", 0.0);
   t.p90_ms = r->value("p90_ms", 0.0);
   t.calls = r->value("calls", 0);
+  t.rounds = r->value("rounds", 0);
+  t.noise = r->value("noise", 0.0);
   return t;
 }
 

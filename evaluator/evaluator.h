@@ -10,6 +10,9 @@
 #include <vector>
 
 #include "core/result.h"
+#include "evaluator/judge.h"
+#include "evaluator/signature.h"
+#include "evaluator/verdict.h"
 
 namespace kf::eval {
 
@@ -35,11 +38,21 @@ struct EvaluatorOptions {
   double compile_timeout_s = 300;
   double runner_timeout_s = 120;   // whole runner lifetime for one evaluation
   double oracle_timeout_s = 600;   // one oracle request (loading a big problem may take a while)
-  int warmup_calls = 3;
-  int min_timed_calls = 10;
-  int max_timed_calls = 100;
-  double timing_budget_ms = 2000;  // stop timing after this much measured time (after min calls)
+  // Trusted timing (docs/evaluator.md, "Timing"): rounds of calls over distinct buffer slots, timed by the
+  // supervisor's clock; a round's calls = slots, sized from the baseline's time so that a round lasts about
+  // round_target_ms (memory permitting). Timing stops once the median's relative standard error is at most
+  // max_noise (after min_rounds), or when timing_budget_ms of measured time or max_rounds are used up.
+  int warmup_rounds = 1;
+  int min_rounds = 10;
+  int max_rounds = 200;
+  double timing_budget_ms = 2000;
+  double max_noise = 0.005;
+  double round_target_ms = 5;
+  double check_fraction = 0.3;     // share of timed rounds whose outputs are fully checked (chosen after each round)
   double suspicious_speedup = 10;  // flag "suspicious_speedup" above this ratio
+  // fp32 problems: a trial with zero-mean full-mantissa inputs catches TF32/fp16/bf16 operand rounding
+  // (incorrect.reduced_precision); allowed, its failure is only flagged ("reduced_precision").
+  bool allow_reduced_precision = false;
   bool measure_baseline = true;
   // Time the eager baseline with cuDNN TF32 allowed (torch's default, KernelBench's conditions) instead
   // of with TF32 off like the reference. For comparisons with figures measured under torch defaults only:
@@ -48,28 +61,6 @@ struct EvaluatorOptions {
   bool time_candidate = true;      // false: correctness only
 };
 
-struct Reason {
-  std::string code;    // stable, e.g. "incorrect.rel_l2" (docs/evaluator.md lists them)
-  std::string detail;  // figures and where
-};
-
-struct Verdict {
-  std::string problem;
-  std::string backend;
-  std::string verdict = "harness_error";  // correct|incorrect|compile_error|runtime_error|timeout|rejected|harness_error
-  bool correct = false;
-  std::vector<Reason> reasons;
-  nlohmann::json checks = nlohmann::json::object();  // per-trial error figures, coverage, timing details
-  std::optional<double> time_ms, ref_time_ms, speedup;
-  std::vector<std::string> flags;  // e.g. "degenerate_problem", "suspicious_speedup", "cache_hit"
-  double compile_s = 0;
-  double eval_s = 0;
-  std::string compiler_output;     // capped, first errors intact
-
-  nlohmann::json to_json() const;
-  // Exit code of `kforge eval`: 0 correct, 1 other candidate verdicts, 3 harness_error.
-  int exit_code() const;
-};
 
 // Result of compile(): a loadable library or a terminal verdict (compile_error / rejected / harness_error).
 struct Compiled {
@@ -82,22 +73,6 @@ struct Compiled {
   bool ok() const { return !failure.has_value(); }
 };
 
-struct TensorSpec {
-  std::string name;   // forward argument name or state_dict key
-  std::string dtype;  // "float32", "float16", "bfloat16", "float64", "int64", "int32", "bool", "int8", "uint8"
-  std::vector<int64_t> shape;       // on trial 0 (the problem's own inputs)
-  std::vector<int> varying_dims;    // dimensions whose size depends on the seed (read from kf_tensor.shape)
-};
-
-struct Signature {
-  std::string problem;
-  std::string precision;
-  std::vector<TensorSpec> inputs;   // forward args, then state_dict() entries
-  std::vector<TensorSpec> outputs;  // forward results in order
-  // The commented C declaration shown in prompts.
-  std::string to_c_declaration() const;
-  nlohmann::json to_json() const;
-};
 
 struct EnvironmentInfo {
   std::string backend;
@@ -110,49 +85,6 @@ struct EnvironmentInfo {
   nlohmann::json to_json() const;
 };
 
-// Error statistics of one output against the reference (computed by the oracle where the data lives).
-struct OutputStats {
-  int64_t numel = 0;
-  bool shape_match = true;
-  bool dtype_match = true;
-  bool floating = true;
-  double rel_l2 = 0;             // ||out-ref||_2 / ||ref||_2 over finite reference positions
-  double max_abs = 0;
-  double ref_rms = 0;
-  int64_t violations = 0;        // elements outside atol_scale*rms(ref) + rtol*|ref|
-  std::vector<int64_t> first_violations;  // flat indices (at most a few)
-  int64_t nan_inf_mismatch = 0;  // positions where non-finiteness (NaN / +Inf / -Inf) differs
-  int64_t unwritten = 0;         // elements still equal to the poison pattern
-  int64_t mismatched_exact = 0;  // integer/bool outputs: elements that differ
-  std::vector<int64_t> first_unwritten;
-};
-
-// Dtype-derived acceptance constants (docs/evaluator.md explains the choice).
-struct Tolerance {
-  double rel_l2;      // relative L2 error bound
-  double rtol;        // per-element relative part
-  double atol_scale;  // per-element absolute part, times rms(ref)
-  double trivial_margin = 100;  // candidate error must be this many times below each trivial output's
-};
-Tolerance tolerance_for(const std::string& dtype);
-
-// The judge's decision for one output on one trial. Empty when the output is acceptable on its own.
-std::vector<Reason> judge_output(const std::string& where, const std::string& dtype, const OutputStats& stats);
-// One trivial output's statistics against the reference, and its distance to the candidate's output
-// (||out - trivial||_2 / ||ref||_2; for integer outputs the number of differing elements).
-struct TrivialStats {
-  std::string name;  // zeros | constant | passthrough:<input name> | partial_0.3pct
-  OutputStats stats;
-  double distance_to_candidate = -1;
-};
-// Non-triviality: a candidate must not equal a trivial output and its rel_l2 must be `trivial_margin`
-// times below each trivial output's. Returns rejected.trivial_output reasons; `degenerate` receives the
-// names of trivial outputs that pass the judge on their own (the problem cannot tell them apart).
-std::vector<Reason> judge_non_trivial(const std::string& where, const std::string& dtype,
-                                      const OutputStats& candidate, const std::vector<TrivialStats>& trivial,
-                                      std::vector<std::string>* degenerate);
-// Would this trivial output's statistics pass the judge on their own (the audit's "degenerate" test)?
-bool trivial_passes(const std::string& dtype, const OutputStats& stats);
 
 // For the audit helper: statistics of trivial outputs against the reference of one trial.
 struct TrivialReport {
@@ -166,10 +98,12 @@ struct TrivialReport {
 
 // The PyTorch eager baseline of a problem, timed as `evaluate` times it (warm-up, L2 flush, median).
 struct BaselineTiming {
-  double median_ms = 0;
+  double median_ms = 0;  // per call
   double p10_ms = 0;
   double p90_ms = 0;
   int calls = 0;
+  int rounds = 0;
+  double noise = 0;      // relative standard error of the median
 };
 
 class Evaluator {

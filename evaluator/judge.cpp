@@ -5,7 +5,12 @@
 #include <cstdio>
 #include <string>
 
-#include "evaluator/evaluator.h"
+#include <signal.h>
+
+#include <cstring>
+
+#include "evaluator/judge.h"
+#include "evaluator/text_hygiene.h"
 
 namespace kf::eval {
 
@@ -117,6 +122,113 @@ std::vector<Reason> judge_non_trivial(const std::string& where, const std::strin
   }
   // A candidate that IS a trivial output is named as that; the margin comparisons would only add noise.
   return same.empty() ? r : same;
+}
+
+namespace {
+
+// A candidate faster than bytes / copy bandwidth is physically implausible; the margin leaves room for
+// kernels that beat a plain copy slightly (measurement spread, better access patterns).
+constexpr double kFloorMargin = 0.8;
+
+std::string signal_name(int sig) {
+  const char* d = strsignal(sig);
+  switch (sig) {
+    case SIGSEGV: return std::string("SIGSEGV (") + d + ")";
+    case SIGABRT: return std::string("SIGABRT (") + d + ")";
+    case SIGBUS: return std::string("SIGBUS (") + d + ")";
+    case SIGFPE: return std::string("SIGFPE (") + d + ")";
+    case SIGILL: return std::string("SIGILL (") + d + ")";
+    case SIGKILL: return std::string("SIGKILL (") + d + ")";
+    case SIGXCPU: return std::string("SIGXCPU (") + d + ")";
+    default: return "signal " + std::to_string(sig) + " (" + d + ")";
+  }
+}
+
+std::string string_field(const nlohmann::json& j, const char* key, const std::string& fallback) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_string() ? clean_text(it->get<std::string>(), 2000) : fallback;
+}
+
+}  // namespace
+
+void finalize(Verdict& v) {
+  bool rejected = false, incorrect = false;
+  for (const auto& r : v.reasons) {
+    rejected = rejected || r.code.rfind("rejected", 0) == 0;
+    incorrect = incorrect || r.code.rfind("incorrect", 0) == 0;
+  }
+  if (v.verdict == "correct" || v.verdict.empty()) {
+    if (rejected) v.verdict = "rejected";
+    else if (incorrect) v.verdict = "incorrect";
+    else v.verdict = "correct";
+  }
+  v.correct = v.verdict == "correct";
+}
+
+void judge_runner_failure(Verdict& v, const RunnerEnd& e, bool candidate_loaded, const std::string& during,
+                          const std::string& limit) {
+  switch (e.kind) {
+    case RunnerEnd::Kind::reply: {
+      std::string code = string_field(e.reply, "code", "runtime_error");
+      std::string detail = string_field(e.reply, "detail", "") + " (during " + during + ")";
+      if (code.rfind("harness", 0) == 0 && !candidate_loaded) {
+        v.verdict = "harness_error";
+      } else if (code.rfind("runtime_error", 0) == 0) {
+        v.verdict = "runtime_error";
+      } else {
+        // Any other code after the candidate was loaded (harness.* included) may be the candidate's own
+        // words on the report pipe: it is held against the candidate.
+        detail = "the runner reported '" + code + "': " + detail;
+        code = "runtime_error.protocol";
+        v.verdict = "runtime_error";
+      }
+      v.reasons.push_back({code, detail});
+      return;
+    }
+    case RunnerEnd::Kind::protocol:
+      v.verdict = "runtime_error";
+      v.reasons.push_back({"runtime_error.protocol",
+                           "the runner's report channel carried something other than a bounded JSON line (" +
+                               clean_text(e.protocol_error, 300) + ") during " + during + "; it was killed"});
+      return;
+    case RunnerEnd::Kind::timeout:
+      v.verdict = "timeout";
+      v.reasons.push_back({"timeout", "the candidate did not finish within " + limit + " (during " + during +
+                                          "); its process tree was killed"});
+      return;
+    case RunnerEnd::Kind::crashed:
+      v.verdict = "runtime_error";
+      if (e.signal) {
+        v.reasons.push_back(
+            {"runtime_error.signal", "the runner died from " + signal_name(e.signal) + " during " + during});
+      } else {
+        v.reasons.push_back({"runtime_error.exit", "the runner exited with code " + std::to_string(e.exit_code) +
+                                                       " during " + during +
+                                                       (e.stderr_tail.empty() ? "" : ": " + clean_text(e.stderr_tail, 1500))});
+      }
+      return;
+  }
+}
+
+std::optional<Reason> judge_event_disagreement(double trusted_ms, double events_ms) {
+  if (trusted_ms > 2 * events_ms + 0.05)
+    return Reason{"rejected.unsynchronized_work",
+                  "the trusted time per call is " + fmt(trusted_ms) + " ms but the runner's events on the given "
+                  "stream say " + fmt(events_ms) + " ms: work escaped the stream"};
+  if (events_ms > 1.5 * trusted_ms + 0.05)
+    return Reason{"rejected.timer_tampering",
+                  "the runner's events say " + fmt(events_ms) + " ms per call, more than the trusted wall time " +
+                      fmt(trusted_ms) + " ms around the same calls: its clock was tampered with"};
+  return std::nullopt;
+}
+
+std::optional<Reason> judge_bandwidth_floor(double time_ms, int64_t bytes, double gbps, double* floor_ms) {
+  double floor = static_cast<double>(bytes) / (gbps * 1e9) * 1e3 * kFloorMargin;
+  if (floor_ms) *floor_ms = floor;
+  if (time_ms >= floor) return std::nullopt;
+  return Reason{"rejected.below_bandwidth_floor",
+                "median " + fmt(time_ms) + " ms is below the physical floor " + fmt(floor) + " ms (" +
+                    std::to_string(bytes) + " bytes at " + fmt(gbps) + " GB/s, x" + fmt(kFloorMargin) + ")"};
 }
 
 }  // namespace kf::eval

@@ -61,15 +61,12 @@ sandbox::Limits oracle_limits() {
 }  // namespace
 
 void OracleClient::stop() {
-  if (to_child_ >= 0) close(to_child_);
-  if (from_child_ >= 0) close(from_child_);
-  to_child_ = from_child_ = -1;
+  channel_.close();
   if (job_) {
     job_->kill();
     (void)job_->wait();
     job_.reset();
   }
-  pending_.clear();
 }
 
 std::string OracleClient::log_tail() const {
@@ -104,8 +101,8 @@ Status OracleClient::start() {
     return make_error("oracle.harness", "cannot start the oracle: " + job.error().message);
   }
   job_ = std::make_unique<sandbox::Job>(std::move(*job));
-  to_child_ = in[1];
-  from_child_ = out[0];
+  // The oracle is trusted: its bounds only keep a broken one from exhausting the supervisor's memory.
+  channel_ = JsonLinesChannel(out[0], in[1], ChannelLimits{256u << 20, 256});
   return ok_status();
 }
 
@@ -134,49 +131,27 @@ Result<nlohmann::json> OracleClient::request(const nlohmann::json& req, double t
   if (!job_) {
     if (auto st = start(); !st.ok()) return st.error();
   }
-  std::string line = req.dump() + "\n";
-  size_t off = 0;
-  while (off < line.size()) {
-    ssize_t n = write(to_child_, line.data() + off, line.size() - off);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return make_error("oracle.harness", exit_account());
-    off += static_cast<size_t>(n);
-  }
-  double t0 = now_s();
-  char buf[65536];
-  for (;;) {
-    auto nl = pending_.find('\n');
-    if (nl != std::string::npos) {
-      std::string resp = pending_.substr(0, nl);
-      pending_.erase(0, nl + 1);
-      auto j = nlohmann::json::parse(resp, nullptr, false);
-      if (j.is_discarded() || !j.is_object())
-        return make_error("oracle.harness", "the oracle sent an unreadable response: " + resp.substr(0, 300));
-      if (!j.value("ok", false)) {
-        std::string kind = j.value("kind", "harness");
-        std::string msg = j.value("error", "unknown oracle error");
-        if (kind != "problem" && j.contains("traceback")) msg += "\n" + j["traceback"].get<std::string>();
-        return make_error(kind == "problem" ? "oracle.problem" : "oracle.harness", msg);
-      }
-      return j;
-    }
-    double left = timeout_s - (now_s() - t0);
-    if (left <= 0) {
+  if (auto st = channel_.send(req); !st.ok()) return make_error("oracle.harness", exit_account());
+  auto j = channel_.receive(now_s() + timeout_s);
+  if (!j.ok()) {
+    const std::string& code = j.error().code;
+    if (code == "channel.timeout") {
       stop();
       return make_error("oracle.harness", "the oracle did not answer '" + req.value("op", "") + "' within " +
                                               std::to_string(static_cast<int>(timeout_s)) + " s; it was restarted");
     }
-    pollfd p{from_child_, POLLIN, 0};
-    int r = poll(&p, 1, static_cast<int>(std::min(left, 1.0) * 1000) + 1);
-    if (r < 0 && errno != EINTR) break;
-    if (r <= 0) continue;
-    ssize_t n = read(from_child_, buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return make_error("oracle.harness", exit_account());
-    pending_.append(buf, static_cast<size_t>(n));
+    if (code == "channel.closed" || code == "channel.io") return make_error("oracle.harness", exit_account());
+    stop();
+    return make_error("oracle.harness", "the oracle sent an unreadable response (" + j.error().message + ")");
   }
-  stop();
-  return make_error("oracle.harness", "lost the connection to the oracle");
+  if (!j->value("ok", false)) {
+    std::string kind = j->value("kind", "harness");
+    std::string msg = j->value("error", "unknown oracle error");
+    if (kind != "problem" && j->contains("traceback") && (*j)["traceback"].is_string())
+      msg += "\n" + (*j)["traceback"].get<std::string>();
+    return make_error(kind == "problem" ? "oracle.problem" : kind == "candidate" ? "oracle.candidate" : "oracle.harness", msg);
+  }
+  return std::move(*j);
 }
 
 }  // namespace kf::eval

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "core/result.h"
+#include "evaluator/json_lines.h"
 #include "sandbox/launcher.h"
 
 namespace kf::eval {
@@ -21,7 +22,7 @@ class OracleClient {
   OracleClient& operator=(const OracleClient&) = delete;
 
   // Sends one request and waits for its response. Errors: "oracle.problem" (the problem file is at
-  // fault: bad input), "oracle.harness" (anything else; the message carries the oracle's account).
+  // fault: bad input), "oracle.candidate" (the runner tampered with a shared buffer), "oracle.harness" (anything else; the message carries the oracle's account).
   Result<nlohmann::json> request(const nlohmann::json& req, double timeout_s);
   void stop();
   const std::string& python() const { return python_; }
@@ -34,9 +35,7 @@ class OracleClient {
 
   std::string python_, script_, log_path_;
   std::unique_ptr<sandbox::Job> job_;
-  int to_child_ = -1;
-  int from_child_ = -1;
-  std::string pending_;
+  JsonLinesChannel channel_;
 };
 
 }  // namespace kf::eval

@@ -8,6 +8,8 @@
 #include <cerrno>
 #include <cstring>
 #include <algorithm>
+#include <fstream>
+#include <sstream>
 #include <thread>
 
 #include "evaluator/process.h"
@@ -77,8 +79,8 @@ Status RunnerSession::start(const std::string& runner, const std::string& job_di
     return job.error();
   }
   job_ = std::make_unique<sandbox::Job>(std::move(*job));
-  cmd_fd_ = cmd[1];
-  report_fd_ = rep[0];
+  // Bounded: a report line is a few hundred bytes; anything far beyond is the candidate's.
+  channel_ = JsonLinesChannel(rep[0], cmd[1], ChannelLimits{64u << 10, 16});
   deadline_ = deadline_s;
   return ok_status();
 }
@@ -107,61 +109,61 @@ RunnerEnd RunnerSession::ended() {
   return e;
 }
 
-RunnerEnd RunnerSession::exchange(const nlohmann::json& cmd) {
-  if (!cmd.is_null()) {
-    std::string line = cmd.dump() + "\n";
-    if (write(cmd_fd_, line.data(), line.size()) != static_cast<ssize_t>(line.size())) {
-      // The runner is gone; fall through to reading its end.
-    }
+RunnerEnd RunnerSession::exchange(const nlohmann::json& cmd, double deadline_s) {
+  if (!cmd.is_null()) (void)channel_.send(cmd);  // a runner that is gone shows when reading
+  const bool lifetime = deadline_ <= deadline_s;
+  auto j = channel_.receive(std::min(deadline_s, deadline_));
+  if (j.ok()) {
+    RunnerEnd e;
+    e.reply = std::move(*j);
+    return e;
   }
-  char buf[4096];
-  for (;;) {
-    auto nl = pending_.find('\n');
-    if (nl != std::string::npos) {
-      RunnerEnd e;
-      auto j = nlohmann::json::parse(pending_.substr(0, nl), nullptr, false);
-      pending_.erase(0, nl + 1);
-      e.reply = j.is_object() ? j
-                              : nlohmann::json{{"ok", false}, {"code", "harness.protocol"},
-                                               {"detail", "unreadable report from the runner"}};
-      return e;
-    }
-    double left = deadline_ - now_s();
-    if (left <= 0) {
-      RunnerEnd e;
-      e.kind = RunnerEnd::Kind::timeout;
-      stop_job(true);
-      return e;
-    }
-    pollfd p{report_fd_, POLLIN, 0};
-    int r = poll(&p, 1, static_cast<int>(std::min(left, 0.5) * 1000) + 1);
-    if (r < 0 && errno != EINTR) return ended();
-    if (r <= 0) continue;
-    ssize_t n = read(report_fd_, buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      if (!pending_.empty()) pending_ += "\n";
-      else return ended();
-      continue;
-    }
-    pending_.append(buf, static_cast<size_t>(n));
+  const std::string& code = j.error().code;
+  if (code == "channel.timeout") {
+    RunnerEnd e;
+    e.kind = RunnerEnd::Kind::timeout;
+    e.lifetime_limit = lifetime;
+    stop_job(true);
+    return e;
   }
+  if (code == "channel.closed" || code == "channel.io") return ended();
+  RunnerEnd e;
+  e.kind = RunnerEnd::Kind::protocol;
+  e.protocol_error = code + ": " + j.error().message;
+  stop_job(true);
+  return e;
+}
+
+bool RunnerSession::freeze() { return job_ && job_->freeze(2.0); }
+
+void RunnerSession::thaw() {
+  if (job_) job_->thaw();
+}
+
+std::string RunnerSession::maps() const {
+  if (!job_) return {};
+  std::string all;
+  for (pid_t p : job_->pids()) {
+    std::ifstream in("/proc/" + std::to_string(p) + "/maps");
+    std::stringstream ss;
+    ss << in.rdbuf();
+    all += ss.str();
+    if (all.size() > (16u << 20)) break;
+  }
+  return all;
 }
 
 void RunnerSession::finish() {
-  if (cmd_fd_ >= 0) {
-    const char* bye = "{\"op\":\"exit\"}\n";
-    (void)!write(cmd_fd_, bye, std::strlen(bye));
-    close(cmd_fd_);
-    cmd_fd_ = -1;
+  if (job_) job_->thaw();
+  if (channel_.open()) {
+    (void)channel_.send(nlohmann::json{{"op", "exit"}});
+    channel_.close();
   }
   if (job_) {
     // Give it a moment to exit on its own, then make sure.
     for (int i = 0; i < 100 && !job_->finished(); ++i) usleep(10000);
     stop_job(!job_->finished());
   }
-  if (report_fd_ >= 0) close(report_fd_);
-  report_fd_ = -1;
 }
 
 }  // namespace kf::eval

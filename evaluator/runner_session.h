@@ -10,13 +10,18 @@
 #include <vector>
 
 #include "core/result.h"
+#include "evaluator/json_lines.h"
 #include "sandbox/launcher.h"
 
 namespace kf::eval {
 
 struct RunnerEnd {
-  enum class Kind { reply, crashed, timeout } kind = Kind::reply;
+  // protocol: the runner sent something that is not a bounded, well-formed JSON object line (the
+  // candidate's doing: it owns the runner's descriptors).
+  enum class Kind { reply, crashed, timeout, protocol } kind = Kind::reply;
   nlohmann::json reply;      // kind == reply: the runner's JSON (ok true or false)
+  std::string protocol_error;  // kind == protocol: what was wrong ("protocol.too_deep: ...")
+  bool lifetime_limit = false; // kind == timeout: the runner's whole lifetime ran out (else the command's)
   int signal = 0;            // crashed: terminating signal (0: exited)
   int exit_code = 0;
   std::string stderr_tail;
@@ -42,8 +47,15 @@ class RunnerSession {
   // `env` is the runner's complete environment (an allowlist: nothing of kforge's own environment).
   Status start(const std::string& runner, const std::string& job_dir, std::map<std::string, std::string> env,
                double deadline_s, const RunnerSandbox& confinement);
-  // Sends one command and waits for the answer (or the crash, or the deadline).
-  RunnerEnd exchange(const nlohmann::json& cmd);
+  // Sends one command (null: none, just read) and waits for the answer, the crash, or the deadline (the
+  // earlier of `deadline_s` and the runner's lifetime).
+  RunnerEnd exchange(const nlohmann::json& cmd, double deadline_s);
+  // Stops / resumes every process of the runner (between rounds, so that nothing of the candidate runs
+  // while the trusted side prepares or checks). False when the runner could not be stopped.
+  bool freeze();
+  void thaw();
+  // The concatenated /proc/<pid>/maps of the runner's processes ("" when unreadable).
+  std::string maps() const;
   void finish();           // asks the runner to exit, then makes sure nothing of it survives
   bool tree_empty() const { return tree_empty_; }
 
@@ -52,9 +64,8 @@ class RunnerSession {
   void stop_job(bool kill_now);
   std::unique_ptr<sandbox::Job> job_;
   sandbox::Outcome outcome_;
-  int cmd_fd_ = -1, report_fd_ = -1;
+  JsonLinesChannel channel_;
   double deadline_ = 0;
-  std::string pending_;
   bool tree_empty_ = true;
 };
 

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -234,6 +235,46 @@ void JobCgroup::kill_all() const {
     if (frozen) break;  // frozen processes cannot fork; one pass reaches all of them
   }
   if (frozen) write_text(freezer_dir_ + "/freezer.state", "THAWED");
+}
+
+bool JobCgroup::freeze(double timeout_s) const {
+  std::string state_file, want;
+  if (v2_ && !v2_dir_.empty()) {
+    if (!write_text(v2_dir_ + "/cgroup.freeze", "1")) return false;
+  } else if (!freezer_dir_.empty()) {
+    if (!write_text(freezer_dir_ + "/freezer.state", "FROZEN")) return false;
+  } else {
+    return false;
+  }
+  const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
+  for (int spin = 0;; ++spin) {
+    bool frozen = v2_ ? read_key(v2_dir_ + "/cgroup.events", "frozen").value_or(0) == 1
+                      : read_text(freezer_dir_ + "/freezer.state").value_or("").rfind("FROZEN", 0) == 0;
+    if (frozen) return true;
+    if (std::chrono::steady_clock::now() > until) {
+      thaw();
+      return false;
+    }
+    if (spin > 20) ::usleep(50);
+  }
+}
+
+void JobCgroup::thaw() const {
+  if (v2_ && !v2_dir_.empty()) write_text(v2_dir_ + "/cgroup.freeze", "0");
+  else if (!freezer_dir_.empty()) write_text(freezer_dir_ + "/freezer.state", "THAWED");
+}
+
+std::vector<pid_t> JobCgroup::pids() const {
+  std::vector<pid_t> out;
+  for (const auto& dir : kill_dirs_) {
+    auto t = read_text(dir + "/cgroup.procs");
+    if (!t) continue;
+    std::istringstream in(*t);
+    long pid = 0;
+    while (in >> pid)
+      if (std::find(out.begin(), out.end(), static_cast<pid_t>(pid)) == out.end()) out.push_back(static_cast<pid_t>(pid));
+  }
+  return out;
 }
 
 bool JobCgroup::empty() const {

@@ -35,6 +35,12 @@ class JobCgroup {
   bool oom_killed() const;
   // SIGKILLs every process in the group (cgroup.kill on v2; freeze, kill, thaw on v1).
   void kill_all() const;
+  // Stops every process of the job (cgroup.freeze on v2, the freezer on v1) and waits, at most
+  // `timeout_s`, until the kernel reports the group frozen. False when the group cannot be frozen.
+  bool freeze(double timeout_s) const;
+  void thaw() const;
+  // Host PIDs of the job's processes (from its groups' cgroup.procs).
+  std::vector<pid_t> pids() const;
   // True when no process is left in any of the job's groups (true when there are no groups).
   bool empty() const;
   // Removes the groups (after the job is gone); safe to call twice.

@@ -21,7 +21,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <future>
+#include <iterator>
 #include <thread>
 #include <mutex>
 #include <set>
@@ -388,6 +390,8 @@ struct Job::Impl {
   int child_status = 0;
   bool timed_out = false;
   rusage usage{};
+  int frozen_by = 0;           // 1: cgroup freezer, 2: SIGSTOP to `stopped`
+  std::vector<pid_t> stopped;
 
   ~Impl() {
     if (monitor.joinable()) {
@@ -800,6 +804,65 @@ void Job::kill() {
   if (!impl_ || impl_->done) return;
   impl_->kill_requested = true;
   impl_->kill_tree();
+}
+
+std::vector<pid_t> Job::pids() const {
+  if (!impl_ || impl_->done) return {};
+  std::vector<pid_t> out = impl_->cgroup.pids();
+  if (!out.empty()) return out;
+  // No usable group: walk the tree from the child through /proc/<pid>/task/<tid>/children.
+  std::vector<pid_t> todo{impl_->child};
+  while (!todo.empty() && out.size() < 4096) {
+    pid_t p = todo.back();
+    todo.pop_back();
+    if (p <= 0 || std::find(out.begin(), out.end(), p) != out.end()) continue;
+    out.push_back(p);
+    std::error_code ec;
+    for (const auto& task : std::filesystem::directory_iterator("/proc/" + std::to_string(p) + "/task", ec)) {
+      std::ifstream in(task.path() / "children");
+      long c = 0;
+      while (in >> c) todo.push_back(static_cast<pid_t>(c));
+    }
+  }
+  return out;
+}
+
+bool Job::freeze(double timeout_s) {
+  if (!impl_ || impl_->done) return false;
+  if (impl_->cgroup.freeze(timeout_s)) {
+    impl_->frozen_by = 1;
+    return true;
+  }
+  auto list = pids();
+  for (pid_t p : list) ::kill(p, SIGSTOP);
+  impl_->frozen_by = 2;
+  impl_->stopped = list;
+  const auto until = Clock::now() + std::chrono::duration<double>(timeout_s);
+  for (pid_t p : list) {
+    for (;;) {
+      std::ifstream in("/proc/" + std::to_string(p) + "/stat");
+      std::string all((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      auto close_paren = all.rfind(')');
+      if (close_paren == std::string::npos || close_paren + 2 >= all.size()) break;  // gone
+      char st = all[close_paren + 2];
+      if (st == 'T' || st == 't' || st == 'Z' || st == 'X') break;
+      if (Clock::now() > until) {
+        thaw();
+        return false;
+      }
+      ::usleep(50);
+    }
+  }
+  return true;
+}
+
+void Job::thaw() {
+  if (!impl_) return;
+  if (impl_->frozen_by == 1) impl_->cgroup.thaw();
+  if (impl_->frozen_by == 2)
+    for (pid_t p : impl_->stopped) ::kill(p, SIGCONT);
+  impl_->frozen_by = 0;
+  impl_->stopped.clear();
 }
 
 Outcome Job::wait() {

@@ -89,6 +89,12 @@ class Job {
 
   bool finished() const;  // the job (all of it) has ended; wait() will not block
   void kill();            // SIGKILL to the whole tree now (wait() then reports signaled 9)
+  // Stops every process of the job until thaw(): the cgroup freezer where the job has one, otherwise
+  // SIGSTOP to each process, waiting (at most timeout_s) until all are stopped. False when that failed.
+  bool freeze(double timeout_s);
+  void thaw();
+  // Host PIDs of the job's processes (its cgroup's, else its process tree), for /proc/<pid>/maps.
+  std::vector<pid_t> pids() const;
   // Waits for the end (or a limit), verifies that nothing survives and returns what happened.
   // Call once.
   Outcome wait();

@@ -45,10 +45,17 @@ BITS_VIEW = {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}
 POISON_BITS = {1: 255, 2: -1, 4: -1, 8: -1}
 CHUNK = 1 << 25
 VARIANTS = ["own", "signed_outliers", "scaled_large", "scaled_small", "outliers"]
+# Share of the device's memory the timing slots (candidate and baseline input sets) may use, and a cap.
+SLOT_MEMORY_FRACTION = 0.25
+HOST_SLOT_MEMORY = 256 << 20
 
 
 class ProblemError(Exception):
     """The problem file is at fault (bad input), not the harness."""
+
+
+class CandidateError(Exception):
+    """The candidate's runner tampered with a shared buffer (e.g. truncated its file): the candidate's fault."""
 
 
 class SetupError(Exception):
@@ -302,6 +309,8 @@ class Problem:
             return args
         if variant == "sparse":
             return self.sparse_change(args, seed)
+        if variant == "precision":
+            return self.precision_inputs(args, seed)
         large = 8.0 if self.fdtype == torch.float16 else 1e3
         g = torch.Generator(device=self.device)
         g.manual_seed(seed + 7919)
@@ -321,6 +330,23 @@ class Problem:
             elif variant == "scaled_small":
                 a = a * 1e-2
             out.append(a.contiguous())
+        return out
+
+    def precision_inputs(self, args, seed):
+        """Zero-mean inputs with full mantissas over a wide dynamic range, at each input's own scale: rounding
+        the operands to TF32, fp16 or bf16 then no longer averages out (as it does on all-positive
+        torch.rand inputs), so reduced-precision arithmetic misses fp32's tolerance."""
+        g = torch.Generator(device=self.device)
+        g.manual_seed(seed + 15485863)
+        out = []
+        for a in args:
+            if not (isinstance(a, torch.Tensor) and a.is_floating_point()) or a.numel() == 0:
+                out.append(a)
+                continue
+            rms = float(a.double().pow(2).mean().sqrt().item()) or 1.0
+            x = torch.randn(a.shape, generator=g, device=self.device, dtype=torch.float32)
+            spread = torch.exp2(torch.rand(a.shape, generator=g, device=self.device) * 6 - 3)
+            out.append((x * spread * (rms / 2.0)).to(a.dtype).contiguous())
         return out
 
     def sparse_change(self, args, seed):
@@ -359,6 +385,9 @@ class Problem:
             outs.append(o.detach().contiguous())
         self.model.load_state_dict(self.initial_state)
         return outs
+
+    def reference_shapes(self, args):
+        return [list(o.shape) for o in self.reference(args)]
 
     def make_inputs(self, seed, variant):
         args = self.apply_variant(self.gen_args(seed), variant, seed)
@@ -490,6 +519,9 @@ class Oracle:
         self.buffers = None  # list of dicts with tensor views
         self.trial = None
         self.bandwidth = None
+        self.slots = 1
+        self.round = None
+        self.announced = []
         torch.backends.cuda.matmul.allow_tf32 = False
         torch.backends.cudnn.allow_tf32 = False
 
@@ -532,6 +564,7 @@ class Oracle:
         bufs = []
         # Buffers hold the largest trial the evaluation announced; each trial then uses a view of its own size.
         capacity = [list(s["shape"]) for s in p.input_specs + p.output_specs]
+        self.announced = [int(x) for x in req.get("seeds", [])]
         if p.varying:
             for seed in req.get("seeds", []):
                 for i, shape in enumerate(p.trial_shapes(int(seed))):
@@ -540,11 +573,12 @@ class Oracle:
         specs = [("input", i, s) for i, s in enumerate(p.input_specs)] + \
                 [("output", i, s) for i, s in enumerate(p.output_specs)]
         dt_of = {v[0]: k for k, v in DTYPES.items()}
-        for k, (role, i, s) in enumerate(specs):
+        slots = max(1, int(req.get("slots", 1)))
+        for slot, (k, (role, i, s)) in [(sl, ks) for sl in range(slots) for ks in enumerate(specs)]:
             dt = dt_of[s["dtype"]]
             nbytes = math.prod(capacity[k]) * torch.empty((), dtype=dt).element_size()
             b = {"role": role, "index": i, "name": s["name"], "dtype": s["dtype"], "code": DTYPES[dt][1],
-                 "shape": s["shape"], "nbytes": nbytes}
+                 "shape": s["shape"], "nbytes": nbytes, "slot": slot}
             if p.device == "cuda":
                 if self.cuda is None:
                     self.cuda = CudaRuntime()
@@ -553,7 +587,7 @@ class Oracle:
                 b["ipc_handle"] = self.cuda.ipc_handle(ptr)
                 raw = torch.as_tensor(_CudaBytes(ptr, max(nbytes, 1)), device="cuda")[:nbytes]
             else:
-                path = os.path.join(job, f"{role}{i}.bin")
+                path = os.path.join(job, f"{role}{i}_slot{slot}.bin")
                 with open(path, "wb") as f:
                     f.truncate(max(nbytes, 1))
                 b["file"] = path
@@ -562,6 +596,8 @@ class Oracle:
             b["_t"] = self.view_of(b, s["shape"], p.device)
             bufs.append(b)
         self.buffers = bufs
+        self.slots = slots
+        self.round = None
         return {"buffers": [{k: v for k, v in b.items() if not k.startswith("_")} for b in bufs]}
 
     @staticmethod
@@ -584,6 +620,7 @@ class Oracle:
                     self.cuda.free(b["_ptr"])
         self.buffers = None
         self.trial = None
+        self.round = None
 
     def op_release(self, req):
         self.release()
@@ -594,23 +631,37 @@ class Oracle:
             raise RuntimeError("no problem loaded")
         return self.problem
 
-    def out_bufs(self):
-        return [b for b in self.buffers if b["role"] == "output"]
+    def out_bufs(self, slot=0):
+        return [b for b in self.buffers if b["role"] == "output" and b["slot"] == slot]
 
-    def in_bufs(self):
-        return [b for b in self.buffers if b["role"] == "input"]
+    def in_bufs(self, slot=0):
+        return [b for b in self.buffers if b["role"] == "input" and b["slot"] == slot]
+
+    def check_files(self):
+        """Host buffers are files the runner can also open: a truncated one would kill this process with
+        SIGBUS on the next access, so their sizes are checked first (the runner is frozen meanwhile)."""
+        for b in self.buffers or []:
+            if "file" in b:
+                try:
+                    size = os.stat(b["file"]).st_size
+                except OSError as e:
+                    raise CandidateError(f"buffer file {os.path.basename(b['file'])} is gone ({e})")
+                if size < max(b["nbytes"], 1):
+                    raise CandidateError(f"buffer file {os.path.basename(b['file'])} was truncated to {size} "
+                                         f"bytes (it holds {b['nbytes']})")
 
     def op_prepare(self, req):
         """New inputs for one trial (seed + distribution variant) into the buffers; reference kept here."""
         p = self.need_problem()
         if self.buffers is None:
             raise RuntimeError("prepare before setup")
+        self.check_files()
         seed, variant = int(req["seed"]), req["variant"]
         used = variant
         args, ref = p.make_inputs(seed, variant)
         if variant != "own" and p.base_nonfinite == 0 and any(
                 o.is_floating_point() and not bool(torch.isfinite(o).all()) for o in ref):
-            used = "own"  # this distribution makes the reference non-finite: not a fair test
+            used = "own" if variant != "precision" else "skipped"  # non-finite reference: not a fair test
             args, ref = p.make_inputs(seed, "own")
         inputs = p.all_inputs(args)
         for b, t in zip(self.in_bufs(), inputs):
@@ -628,9 +679,9 @@ class Oracle:
         return {"variant": used, "seed": seed, "ref_rms": [pr["rms"] for pr in self.trial["prof"]],
                 "shapes": shapes, "bytes": trial_bytes}
 
-    def poison(self):
+    def poison(self, slot=0):
         with torch.no_grad():
-            for b in self.out_bufs():
+            for b in self.out_bufs(slot):
                 if b["nbytes"]:
                     b["_raw"].fill_(255)
         if self.problem.device == "cuda":
@@ -670,13 +721,15 @@ class Oracle:
 
     def op_compare(self, req):
         """Candidate outputs vs reference, inputs vs their pristine copies, distance to trivial outputs."""
-        p = self.need_problem()
-        tols = req["tolerances"]  # dtype -> {rtol, atol_scale}
+        self.check_files()
+        return self.compare(req["tolerances"], [b["_t"].reshape(-1) for b in self.out_bufs()], 0)
+
+    def compare(self, tols, flats, slot):
+        """The comparison of op_compare for outputs `flats` (flat tensors) of `slot` against self.trial."""
         outs = []
-        for j, b in enumerate(self.out_bufs()):
+        for j, (b, flat) in enumerate(zip(self.out_bufs(slot), flats)):
             ref, prof = self.trial["ref"][j], self.trial["prof"][j]
             tol = tols.get(b["dtype"], {"rtol": 0.0, "atol_scale": 0.0})
-            flat = b["_t"].reshape(-1)
             if ref.is_floating_point():
                 outs.append(self.compare_floating(j, b, flat, ref, prof, tol))
                 continue
@@ -691,7 +744,7 @@ class Oracle:
                 triv.append({"name": name, "stats": tst, "distance": finite_or_none(dist)})
             outs.append({"name": b["name"], "dtype": b["dtype"], "stats": st, "trivial": triv})
         modified = []
-        for b, t in zip(self.in_bufs(), self.trial["inputs"]):
+        for b, t in zip(self.in_bufs(slot), self.trial["inputs"]):
             cur = b["_t"]
             if cur.numel() == 0:
                 continue
@@ -848,63 +901,134 @@ class Oracle:
         l2 = int(getattr(torch.cuda.get_device_properties(torch.cuda.current_device()), "L2_cache_size", 0))
         return torch.empty(max(2 * l2, 64 << 20), dtype=torch.uint8, device="cuda")
 
-    def op_time_baseline(self, req):
-        """Eager baseline, same method as the runner: warm-up, L2 flush, per-call events, median."""
+    # ---- trusted timing (docs/evaluator.md, "Timing")
+    def draw(self, p, seed):
+        """Fresh inputs for one timing slot: the problem's own distribution on a new seed. For problems whose
+        shapes depend on the seed, the seeds announced at setup, with floating inputs rolled by a random
+        offset (new contents, same shapes)."""
+        if not p.varying:
+            return p.gen_args(seed)
+        seeds = self.announced or [p.seed]
+        args = p.gen_args(seeds[seed % len(seeds)])
+        out = []
+        for a in args:
+            if isinstance(a, torch.Tensor) and a.is_floating_point() and a.numel() > 1:
+                a = torch.roll(a.reshape(-1), 1 + seed % (a.numel() - 1)).reshape(a.shape).contiguous()
+            out.append(a)
+        return out
+
+    def op_plan(self, req):
+        """What sizes the timing rounds: one reference call's time and the bytes of one slot."""
         p = self.need_problem()
-        tf32 = bool(req.get("cudnn_tf32", False))
-        key = (req["warmup"], req["min_calls"], req["max_calls"], req["budget_ms"], tf32)
-        if p.baseline is not None and p.baseline[0] == key:
-            return p.baseline[1]
-        args, _ = p.make_inputs(p.seed, "own")
-        model = p.model
-        flush = self.l2_flush_buffer(p)
+        args, ref = p.make_inputs(p.seed, "own")
+        tensors = p.all_inputs(args)
+        footprint = sum(t.numel() * t.element_size() for t in tensors) + \
+            sum(o.numel() * o.element_size() for o in ref)
         times = []
+        with torch.no_grad():
+            for _ in range(5):
+                if p.device == "cuda":
+                    torch.cuda.synchronize()
+                t0 = time.perf_counter()
+                p.model(*args)
+                if p.device == "cuda":
+                    torch.cuda.synchronize()
+                times.append((time.perf_counter() - t0) * 1e3)
+        p.model.load_state_dict(p.initial_state)
+        if p.device == "cuda":
+            free, _total = torch.cuda.mem_get_info()
+            memory = int(free * SLOT_MEMORY_FRACTION)
+        else:
+            memory = HOST_SLOT_MEMORY
+        return {"call_ms": min(times[2:]), "slot_bytes": int(footprint), "slot_memory": memory}
+
+    def flush_l2(self, p):
+        if p.device != "cuda":
+            return
+        if getattr(self, "_flush", None) is None:
+            self._flush = self.l2_flush_buffer(p)
+        self._flush.zero_()
+
+    def op_prepare_round(self, req):
+        """Fresh inputs into the listed slots, their outputs poisoned, the L2 flushed; pristine copies kept
+        here (the runner is frozen meanwhile)."""
+        p = self.need_problem()
+        self.check_files()
+        self.round = {}
+        shapes = []
+        for slot, seed in zip(req["slots"], req["seeds"]):
+            slot, seed = int(slot), int(seed)
+            args = self.draw(p, seed)
+            inputs = p.all_inputs(args)
+            with torch.no_grad():
+                for b, t in zip(self.in_bufs(slot), inputs):
+                    b["_t"] = self.view_of(b, t.shape, p.device)
+                    b["_t"].copy_(t)
+            out_shapes = p.reference_shapes(args) if p.varying else [s["shape"] for s in p.output_specs]
+            for b, shape in zip(self.out_bufs(slot), out_shapes):
+                b["_t"] = self.view_of(b, shape, p.device)
+            self.poison(slot)
+            self.round[slot] = {"seed": seed, "args": args, "inputs": inputs}
+            shapes.append({"slot": slot, "inputs": [list(t.shape) for t in inputs], "outputs": out_shapes})
+        self.flush_l2(p)
+        if p.device == "cuda":
+            torch.cuda.synchronize()
+        return {"shapes": shapes}
+
+    def op_round_check(self, req):
+        """Right after a round: every floating output of every slot must be written (no poison left); a
+        round chosen for checking is copied at once and compared with references computed afterwards."""
+        p = self.need_problem()
+        self.check_files()
+        check = bool(req.get("check", False))
+        unwritten, snapshots = {}, {}
+        with torch.no_grad():
+            for slot in self.round or {}:
+                if check:
+                    snapshots[slot] = [b["_t"].reshape(-1).clone() for b in self.out_bufs(slot)]
+                else:
+                    n = 0
+                    for b in self.out_bufs(slot):
+                        t = b["_t"]
+                        if t.is_floating_point() and t.numel():
+                            n += int((bits_view(t) == POISON_BITS[t.element_size()]).sum())
+                    unwritten[slot] = n
+        res = {"unwritten": [[s, n] for s, n in unwritten.items()], "checks": []}
+        for slot, flats in snapshots.items():
+            r = self.round[slot]
+            ref = p.reference(r["args"])
+            self.trial = {"seed": r["seed"], "variant": "timed", "inputs": r["inputs"], "ref": ref,
+                          "prof": [ref_profile(x) for x in ref]}
+            cmp = self.compare(req["tolerances"], flats, slot)
+            cmp["slot"] = slot
+            res["checks"].append(cmp)
+        return res
+
+    def op_baseline_round(self, req):
+        """One round of the eager baseline over `slots` distinct input sets, timed like a candidate's round:
+        host clock around the calls and one synchronisation, L2 flushed before."""
+        p = self.need_problem()
+        k = max(1, int(req["slots"]))
+        tf32 = bool(req.get("cudnn_tf32", False))
+        if getattr(p, "bl_sets", None) is None or len(p.bl_sets) != k:
+            p.bl_sets = None
+            p.bl_sets = [self.draw(p, p.seed + 7 + i) for i in range(k)]
+        self.flush_l2(p)
         torch.backends.cudnn.allow_tf32 = tf32
         try:
-            self._time_model(p, model, args, flush, times, req)
+            with torch.no_grad():
+                if p.device == "cuda":
+                    torch.cuda.synchronize()
+                t0 = time.perf_counter()
+                for args in p.bl_sets:
+                    p.model(*args)
+                if p.device == "cuda":
+                    torch.cuda.synchronize()
+                ms = (time.perf_counter() - t0) * 1e3
         finally:
             torch.backends.cudnn.allow_tf32 = False
         p.model.load_state_dict(p.initial_state)
-        res = summarize(times)
-        res["cudnn_tf32"] = tf32
-        p.baseline = (key, res)
-        return res
-
-    def _time_model(self, p, model, args, flush, times, req):
-        with torch.no_grad():
-            if p.device == "cuda":
-                stream = torch.cuda.Stream()
-                torch.cuda.synchronize()
-                with torch.cuda.stream(stream):
-                    for _ in range(int(req["warmup"])):
-                        flush.zero_()
-                        model(*args)
-                    stream.synchronize()
-                    total = 0.0
-                    while len(times) < int(req["max_calls"]):
-                        flush.zero_()
-                        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-                        a.record(stream)
-                        model(*args)
-                        b.record(stream)
-                        b.synchronize()
-                        ms = a.elapsed_time(b)
-                        times.append(ms)
-                        total += ms
-                        if len(times) >= int(req["min_calls"]) and total >= float(req["budget_ms"]):
-                            break
-            else:
-                for _ in range(int(req["warmup"])):
-                    model(*args)
-                total = 0.0
-                while len(times) < int(req["max_calls"]):
-                    t0 = time.perf_counter()
-                    model(*args)
-                    ms = (time.perf_counter() - t0) * 1e3
-                    times.append(ms)
-                    total += ms
-                    if len(times) >= int(req["min_calls"]) and total >= float(req["budget_ms"]):
-                        break
+        return {"ms": ms, "calls": k}
 
     def op_bandwidth(self, req):
         """Device copy bandwidth (bytes read + written per second), measured once per session."""
@@ -929,14 +1053,6 @@ class Oracle:
             self.bandwidth = 2 * n / (best * 1e-3) / 1e9
             del a, b
         return {"gbps": self.bandwidth}
-
-
-def summarize(times):
-    s = sorted(times)
-    n = len(s)
-    med = s[n // 2] if n % 2 else 0.5 * (s[n // 2 - 1] + s[n // 2])
-    return {"median_ms": med, "min_ms": s[0], "max_ms": s[-1], "p10_ms": s[int(0.1 * (n - 1))],
-            "p90_ms": s[int(0.9 * (n - 1))], "calls": n}
 
 
 def make_not_dumpable():
@@ -966,6 +1082,8 @@ def main():
             send(res)
         except ProblemError as e:
             send({"ok": False, "kind": "problem", "error": str(e)})
+        except CandidateError as e:
+            send({"ok": False, "kind": "candidate", "error": str(e)})
         except SetupError as e:
             send({"ok": False, "kind": "harness", "error": str(e)})
         except Exception as e:  # harness failure: report with the traceback tail

@@ -1,13 +1,17 @@
 // kforge-runner: the UNTRUSTED side of an evaluation. One fresh process per evaluation: loads the
-// candidate library, maps the input and output buffers named in <job>/job.json (tmpfs files on host,
-// CUDA IPC handles on cuda), then serves the supervisor's commands (one JSON line each on --cmd-fd):
-//   {"op":"call"}                 one kf_forward call, synchronised and checked
-//   (any command may carry "shapes": {"inputs":[[..],..], "outputs":[[..],..]}, the current trial's shapes,
-//    which the tensors take from then on; each must fit its buffer)
-//   {"op":"time", "warmup":W, "min_calls":A, "max_calls":B, "budget_ms":T}
+// candidate library, maps the buffer slots named in <job>/job.json (tmpfs files on host, CUDA IPC handles
+// on cuda; one set of input and output buffers per slot), then serves the supervisor's commands (one JSON
+// line each on --cmd-fd):
+//   {"op":"round", "order":[s0, s1, ...]}   one kf_forward call per listed slot, back to back, then one
+//                                           synchronisation; answered once the round is complete
+//   (a command may carry "shapes": [{"inputs":[[..],..], "outputs":[[..],..]} or null, per slot], the
+//    shapes that slot's tensors take from then on; each must fit its buffer)
 //   {"op":"exit"}
 // and answers each with one JSON line on --report-fd (never stdout: the candidate may print there).
-// It never sees a reference output, the problem file or the verdict.
+// Before the candidate is loaded it reports {"ok":true,"stage":"loading"}: failures before that line are
+// the harness's, anything after it may come from the candidate. Nothing it reports decides a verdict or a
+// time: the supervisor times rounds with its own clock and the oracle checks the outputs (CUDA event
+// times in the answer are a diagnostic only). It never sees a reference output, the problem or the verdict.
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -65,47 +69,32 @@ bool read_line(int fd, std::string* line) {
   }
 }
 
-double now_ms() {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-Json summarize(std::vector<double> t) {
-  if (t.empty()) return Json{{"calls", 0}};
-  std::sort(t.begin(), t.end());
-  size_t n = t.size();
-  double med = n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
-  return {{"median_ms", med},
-          {"min_ms", t.front()},
-          {"max_ms", t.back()},
-          {"p10_ms", t[static_cast<size_t>(0.1 * static_cast<double>(n - 1))]},
-          {"p90_ms", t[static_cast<size_t>(0.9 * static_cast<double>(n - 1))]},
-          {"calls", n}};
-}
-
 using ForwardFn = int (*)(const kf_tensor*, int32_t, kf_tensor*, int32_t, void*);
 
 struct Runner {
   bool cuda = false;
   Cudart rt;
   void* stream = nullptr;
-  void* flush = nullptr;
-  size_t flush_bytes = 0;
+  void *ev_start = nullptr, *ev_stop = nullptr;
   ForwardFn forward = nullptr;
-  std::vector<kf_tensor> inputs, outputs;
-  std::vector<size_t> input_bytes, output_bytes;  // buffer capacities
+  struct Slot {
+    std::vector<kf_tensor> inputs, outputs;
+    std::vector<size_t> input_bytes, output_bytes;  // buffer capacities
+  };
+  std::vector<Slot> slots;
 
   void set_shapes(std::vector<kf_tensor>& tensors, const std::vector<size_t>& capacity, const Json& shapes) {
-    if (!shapes.is_array() || shapes.size() != tensors.size()) fail("harness.protocol", "bad shapes in command");
+    if (!shapes.is_array() || shapes.size() != tensors.size()) fail("protocol.command", "bad shapes in command");
     for (size_t k = 0; k < tensors.size(); ++k) {
       const Json& shape = shapes[k];
-      if (!shape.is_array() || shape.size() > 8) fail("harness.protocol", "bad shape in command");
+      if (!shape.is_array() || shape.size() > 8) fail("protocol.command", "bad shape in command");
       size_t numel = 1;
       for (const auto& d : shape) {
-        if (!d.is_number_integer() || d.get<int64_t>() < 0) fail("harness.protocol", "bad dimension in command");
+        if (!d.is_number_integer() || d.get<int64_t>() < 0) fail("protocol.command", "bad dimension in command");
         numel *= d.get<size_t>();
       }
       if (numel * element_size(tensors[k].dtype) > capacity[k])
-        fail("harness.protocol", "shape larger than its buffer in command");
+        fail("protocol.command", "shape larger than its buffer in command");
       tensors[k].ndim = static_cast<int32_t>(shape.size());
       for (size_t i = 0; i < shape.size(); ++i) tensors[k].shape[i] = shape[i].get<int64_t>();
     }
@@ -124,64 +113,27 @@ struct Runner {
     if (err != 0) fail("runtime_error.cuda", std::string(what) + ": " + rt.describe(err));
   }
 
-  // Both the stream and the whole device: a sticky error or work escaping the stream shows here.
-  void sync_checked() {
-    check_cuda(rt.GetLastError(), "after kf_forward (launch)");
-    check_cuda(rt.StreamSynchronize(stream), "cudaStreamSynchronize after kf_forward");
-    check_cuda(rt.DeviceSynchronize(), "cudaDeviceSynchronize after kf_forward");
-  }
-
-  void call_once() {
-    int rc = forward(inputs.data(), static_cast<int32_t>(inputs.size()), outputs.data(),
-                     static_cast<int32_t>(outputs.size()), stream);
-    if (cuda) sync_checked();
-    if (rc != 0) fail("runtime_error.return_code", "kf_forward returned " + std::to_string(rc));
-  }
-
-  void flush_l2(int i) {
-    if (cuda) check_cuda(rt.MemsetAsync(flush, i & 0xff, flush_bytes, stream), "cudaMemsetAsync (L2 flush)");
-  }
-
-  Json time(const Json& cmd) {
-    int warmup = cmd.value("warmup", 3), min_calls = cmd.value("min_calls", 10), max_calls = cmd.value("max_calls", 100);
-    double budget = cmd.value("budget_ms", 2000.0);
-    for (int i = 0; i < warmup; ++i) {
-      flush_l2(i);
-      call_once();
+  // Every listed slot once, in order, with no synchronisation in between; then the stream and the whole
+  // device (a sticky error or work escaping the stream shows there).
+  Json round(const Json& order) {
+    if (!order.is_array() || order.size() > 4096) fail("protocol.command", "bad order in command");
+    if (cuda) check_cuda(rt.EventRecord(ev_start, stream), "cudaEventRecord");
+    for (const auto& o : order) {
+      if (!o.is_number_unsigned() || o.get<size_t>() >= slots.size()) fail("protocol.command", "bad slot in command");
+      Slot& sl = slots[o.get<size_t>()];
+      int rc = forward(sl.inputs.data(), static_cast<int32_t>(sl.inputs.size()), sl.outputs.data(),
+                       static_cast<int32_t>(sl.outputs.size()), stream);
+      if (rc != 0) fail("runtime_error.return_code", "kf_forward returned " + std::to_string(rc));
     }
-    std::vector<double> ev, wall;
-    void *start = nullptr, *stop = nullptr;
+    float ms = 0;
     if (cuda) {
-      check_cuda(rt.EventCreate(&start), "cudaEventCreate");
-      check_cuda(rt.EventCreate(&stop), "cudaEventCreate");
+      check_cuda(rt.EventRecord(ev_stop, stream), "cudaEventRecord");
+      check_cuda(rt.GetLastError(), "after kf_forward (launch)");
+      check_cuda(rt.StreamSynchronize(stream), "cudaStreamSynchronize after kf_forward");
+      check_cuda(rt.DeviceSynchronize(), "cudaDeviceSynchronize after kf_forward");
+      check_cuda(rt.EventElapsedTime(&ms, ev_start, ev_stop), "cudaEventElapsedTime");
     }
-    double total = 0;
-    while (static_cast<int>(ev.size()) < max_calls) {
-      flush_l2(static_cast<int>(ev.size()));
-      if (cuda) check_cuda(rt.StreamSynchronize(stream), "cudaStreamSynchronize (flush)");
-      double t0 = now_ms();
-      if (cuda) check_cuda(rt.EventRecord(start, stream), "cudaEventRecord");
-      int rc = forward(inputs.data(), static_cast<int32_t>(inputs.size()), outputs.data(),
-                       static_cast<int32_t>(outputs.size()), stream);
-      if (cuda) {
-        check_cuda(rt.EventRecord(stop, stream), "cudaEventRecord");
-        check_cuda(rt.GetLastError(), "after kf_forward (launch)");
-        check_cuda(rt.DeviceSynchronize(), "cudaDeviceSynchronize after kf_forward");
-      }
-      double t1 = now_ms();
-      if (rc != 0) fail("runtime_error.return_code", "kf_forward returned " + std::to_string(rc) + " while timing");
-      double ms = t1 - t0;
-      if (cuda) {
-        float f = 0;
-        check_cuda(rt.EventElapsedTime(&f, start, stop), "cudaEventElapsedTime");
-        ms = f;
-      }
-      ev.push_back(ms);
-      wall.push_back(t1 - t0);
-      total += ms;
-      if (static_cast<int>(ev.size()) >= min_calls && total >= budget) break;
-    }
-    return {{"ok", true}, {"events", summarize(ev)}, {"sync", summarize(wall)}};
+    return {{"ok", true}, {"events_ms", static_cast<double>(ms)}};
   }
 };
 
@@ -223,11 +175,8 @@ int main(int argc, char** argv) {
     if (auto err = r.rt.load(); !err.empty()) fail("harness.cudart", err);
     r.check_cuda(r.rt.SetDevice(job.value("device", 0)), "cudaSetDevice");
     r.check_cuda(r.rt.StreamCreateWithFlags(&r.stream, kf::runner::kStreamNonBlocking), "cudaStreamCreateWithFlags");
-    int l2 = 0;
-    r.check_cuda(r.rt.DeviceGetAttribute(&l2, kf::runner::kDevAttrL2CacheSize, job.value("device", 0)),
-                 "cudaDeviceGetAttribute(L2)");
-    r.flush_bytes = std::max<size_t>(2 * static_cast<size_t>(l2), 64u << 20);
-    r.check_cuda(r.rt.Malloc(&r.flush, r.flush_bytes), "cudaMalloc (L2 flush buffer)");
+    r.check_cuda(r.rt.EventCreate(&r.ev_start), "cudaEventCreate");
+    r.check_cuda(r.rt.EventCreate(&r.ev_stop), "cudaEventCreate");
   }
   for (const auto& b : job.at("buffers")) {
     kf_tensor t{};
@@ -246,8 +195,12 @@ int main(int argc, char** argv) {
     } else {
       t.data = map_file(b.at("file"), nbytes);
     }
-    (b.at("role") == "input" ? r.inputs : r.outputs).push_back(t);
-    (b.at("role") == "input" ? r.input_bytes : r.output_bytes).push_back(nbytes);
+    size_t slot = b.value("slot", size_t{0});
+    if (slot >= 4096) fail("harness.job", "slot number out of range");
+    if (r.slots.size() <= slot) r.slots.resize(slot + 1);
+    auto& sl = r.slots[slot];
+    (b.at("role") == "input" ? sl.inputs : sl.outputs).push_back(t);
+    (b.at("role") == "input" ? sl.input_bytes : sl.output_bytes).push_back(nbytes);
   }
   // From here on candidate code runs (static constructors run inside dlopen): confine the process first.
 #ifdef KFORGE_HAVE_RUNNER_SECCOMP
@@ -255,6 +208,7 @@ int main(int argc, char** argv) {
 #else
   // SECCOMP HOOK: sandbox/seccomp.h (kf::sandbox::apply_runner_seccomp) is called here once it exists.
 #endif
+  report({{"ok", true}, {"stage", "loading"}});
   std::string lib = job.at("library");
   void* handle = dlopen(lib.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!handle) fail("runtime_error.load", std::string("cannot load the candidate library: ") + dlerror());
@@ -268,20 +222,21 @@ int main(int argc, char** argv) {
     Json cmd = Json::parse(line, nullptr, false);
     std::string op = cmd.is_object() ? cmd.value("op", "") : "";
     if (cmd.is_object() && cmd.contains("shapes")) {
-      if (!cmd["shapes"].is_object()) fail("harness.protocol", "bad shapes in command");
-      r.set_shapes(r.inputs, r.input_bytes, cmd["shapes"].value("inputs", Json()));
-      r.set_shapes(r.outputs, r.output_bytes, cmd["shapes"].value("outputs", Json()));
+      const Json& shapes = cmd["shapes"];
+      if (!shapes.is_array() || shapes.size() > r.slots.size()) fail("protocol.command", "bad shapes in command");
+      for (size_t k = 0; k < shapes.size(); ++k) {
+        if (shapes[k].is_null()) continue;
+        if (!shapes[k].is_object()) fail("protocol.command", "bad shapes in command");
+        r.set_shapes(r.slots[k].inputs, r.slots[k].input_bytes, shapes[k].value("inputs", Json()));
+        r.set_shapes(r.slots[k].outputs, r.slots[k].output_bytes, shapes[k].value("outputs", Json()));
+      }
     }
-    if (op == "call") {
-      double t0 = now_ms();
-      r.call_once();
-      report({{"ok", true}, {"wall_ms", now_ms() - t0}});
-    } else if (op == "time") {
-      report(r.time(cmd));
+    if (op == "round") {
+      report(r.round(cmd.value("order", Json())));
     } else if (op == "exit") {
       break;
     } else {
-      report({{"ok", false}, {"code", "harness.protocol"}, {"detail", "unknown command: " + line.substr(0, 100)}});
+      report({{"ok", false}, {"code", "protocol.command"}, {"detail", "unknown command: " + line.substr(0, 100)}});
     }
   }
   return 0;

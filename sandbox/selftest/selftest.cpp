@@ -155,9 +155,9 @@ Result<SelftestReport> run_selftest(const SelftestOptions& options) {
   eo.work_root = options.work_root;
   eo.runner_timeout_s = options.case_timeout_s;
   eo.compile_timeout_s = 120;
-  eo.warmup_calls = 2;
-  eo.min_timed_calls = 5;
-  eo.max_timed_calls = 20;
+  eo.warmup_rounds = 1;
+  eo.min_rounds = 5;
+  eo.max_rounds = 20;
   eo.timing_budget_ms = 200;
   eo.measure_baseline = false;
 

@@ -34,9 +34,9 @@ class HostEval : public ::testing::Test {
     o.python = python_;
     o.cache_dir = std::string(KFORGE_TEST_BINARY_DIR) + "/evaluator-test-cache";
     o.runner_path = runner_path();
-    o.min_timed_calls = 3;
-    o.max_timed_calls = 5;
-    o.warmup_calls = 1;
+    o.min_rounds = 3;
+    o.max_rounds = 5;
+    o.warmup_rounds = 1;
     o.timing_budget_ms = 1;
     o.runner_timeout_s = 30;
     return o;

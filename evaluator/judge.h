@@ -1,0 +1,76 @@
+#pragma once
+// The judge: every verdict decision of an evaluation. Statistics come from the oracle and events from
+// nowhere trusted; thresholds, reason codes and the final verdict are decided here (docs/evaluator.md).
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "evaluator/runner_session.h"
+#include "evaluator/verdict.h"
+
+namespace kf::eval {
+
+// Error statistics of one output against the reference (computed by the oracle where the data lives).
+struct OutputStats {
+  int64_t numel = 0;
+  bool shape_match = true;
+  bool dtype_match = true;
+  bool floating = true;
+  double rel_l2 = 0;             // ||out-ref||_2 / ||ref||_2 over finite reference positions
+  double max_abs = 0;
+  double ref_rms = 0;
+  int64_t violations = 0;        // elements outside atol_scale*rms(ref) + rtol*|ref|
+  std::vector<int64_t> first_violations;  // flat indices (at most a few)
+  int64_t nan_inf_mismatch = 0;  // positions where non-finiteness (NaN / +Inf / -Inf) differs
+  int64_t unwritten = 0;         // elements still equal to the poison pattern
+  int64_t mismatched_exact = 0;  // integer/bool outputs: elements that differ
+  std::vector<int64_t> first_unwritten;
+};
+
+// Dtype-derived acceptance constants (docs/evaluator.md explains the choice).
+struct Tolerance {
+  double rel_l2;      // relative L2 error bound
+  double rtol;        // per-element relative part
+  double atol_scale;  // per-element absolute part, times rms(ref)
+  double trivial_margin = 100;  // candidate error must be this many times below each trivial output's
+};
+Tolerance tolerance_for(const std::string& dtype);
+
+// The judge's decision for one output on one trial. Empty when the output is acceptable on its own.
+std::vector<Reason> judge_output(const std::string& where, const std::string& dtype, const OutputStats& stats);
+// One trivial output's statistics against the reference, and its distance to the candidate's output
+// (||out - trivial||_2 / ||ref||_2; for integer outputs the number of differing elements).
+struct TrivialStats {
+  std::string name;  // zeros | constant | passthrough:<input name> | partial_0.3pct
+  OutputStats stats;
+  double distance_to_candidate = -1;
+};
+// Non-triviality: a candidate must not equal a trivial output and its rel_l2 must be `trivial_margin`
+// times below each trivial output's. Returns rejected.trivial_output reasons; `degenerate` receives the
+// names of trivial outputs that pass the judge on their own (the problem cannot tell them apart).
+std::vector<Reason> judge_non_trivial(const std::string& where, const std::string& dtype,
+                                      const OutputStats& candidate, const std::vector<TrivialStats>& trivial,
+                                      std::vector<std::string>* degenerate);
+// Would this trivial output's statistics pass the judge on their own (the audit's "degenerate" test)?
+bool trivial_passes(const std::string& dtype, const OutputStats& stats);
+
+// The final verdict from the reasons collected (rejected.* before incorrect.*); sets `correct`.
+void finalize(Verdict& v);
+
+// A runner that failed (its error reply, a crash, a timeout, or a protocol violation) as a verdict.
+// `during` names the phase; `limit` says which time limit applied (for timeouts). Only failures the
+// runner reported before loading the candidate may be harness errors: after that, everything the
+// runner says is the candidate's.
+void judge_runner_failure(Verdict& v, const RunnerEnd& e, bool candidate_loaded, const std::string& during,
+                          const std::string& limit);
+
+// The trusted time per call against the runner's own CUDA events (a diagnostic the candidate controls):
+// events far below the trusted time mean work outside the given stream; events above it are impossible
+// for an honest runner (a tampered clock). Empty when they agree well enough.
+std::optional<Reason> judge_event_disagreement(double trusted_ms, double events_ms);
+
+// A median below bytes moved / copy bandwidth (with a margin) is physically implausible.
+std::optional<Reason> judge_bandwidth_floor(double time_ms, int64_t bytes, double gbps, double* floor_ms);
+
+}  // namespace kf::eval

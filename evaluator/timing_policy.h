@@ -1,0 +1,45 @@
+#pragma once
+// When to stop timing: a noise criterion after nvbench's (stop once the measurement is precise enough,
+// within a time budget), applied alike to the candidate and the baseline. Samples are per-call times of
+// whole rounds (a round's trusted wall time / its calls).
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+namespace kf::eval {
+
+struct TimingPolicyOptions {
+  int warmup_rounds = 1;     // discarded
+  int min_rounds = 10;
+  int max_rounds = 200;
+  double budget_ms = 2000;   // measured time after which timing stops whatever the noise
+  double max_noise = 0.005;  // target relative standard error of the median
+};
+
+class TimingPolicy {
+ public:
+  explicit TimingPolicy(TimingPolicyOptions options);
+  // One round: its trusted wall time and number of calls.
+  void add(double round_ms, int calls);
+  bool done() const;
+  bool warming_up() const { return seen_ < options_.warmup_rounds; }
+  double median_ms() const;  // per call
+  // Relative standard error of the median: 1.2533 * stdev / sqrt(n) / median (normal approximation).
+  double noise() const;
+  double measured_ms() const { return measured_; }
+  int rounds() const { return static_cast<int>(samples_.size()); }
+  int calls() const { return calls_; }
+  std::string stop_reason() const;  // "noise", "budget", "max_rounds" (or "" while running)
+  nlohmann::json summary() const;   // median/p10/p90/min/max per call, rounds, calls, noise, stop reason
+
+ private:
+  double quantile(double q) const;
+  TimingPolicyOptions options_;
+  std::vector<double> samples_;  // per call, after warm-up
+  int seen_ = 0;
+  int calls_ = 0;
+  double measured_ = 0;
+};
+
+}  // namespace kf::eval
