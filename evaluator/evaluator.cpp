@@ -39,6 +39,7 @@ constexpr double kCallLimitFactor = 100;
 constexpr double kCallLimitFloorS = 10;
 constexpr double kStartupLimitS = 60;  // loading the candidate, CUDA context, buffer mapping
 constexpr int kMaxSlots = 64;
+constexpr size_t kCheckedSlotsPerRound = 4;
 
 // Text from the candidate's side made safe for terminals, the corpus and models (docs/evaluator.md).
 void clean_verdict(Verdict& v) {
@@ -179,7 +180,10 @@ struct Evaluator::Impl {
   std::optional<std::vector<Reason>> one_trial(Verdict& v, Session& s, int trial, uint64_t seed,
                                                const std::string& variant, const std::string& label,
                                                bool hold = false);
-  std::vector<Reason> judge_comparison(Verdict& v, const nlohmann::json& cmp, int trial, const std::string& label);
+  // Judges one comparison from the oracle; its record goes to checks.trials, or to *record_out when given
+  // (timed rounds' checks are recorded only when they fail).
+  std::vector<Reason> judge_comparison(Verdict& v, const nlohmann::json& cmp, int trial, const std::string& label,
+                                       nlohmann::json* record_out = nullptr);
   // The timing rounds; false when the evaluation cannot go on.
   bool timed_rounds(Verdict& v, Session& s, const Plan& plan);
 };
@@ -304,7 +308,7 @@ RunnerEnd Evaluator::Impl::round(Session& s, const nlohmann::json& order, const 
 }
 
 std::vector<Reason> Evaluator::Impl::judge_comparison(Verdict& v, const nlohmann::json& cmp, int trial,
-                                                      const std::string& label) {
+                                                      const std::string& label, nlohmann::json* record_out) {
   nlohmann::json record{{"trial", trial}, {"label", label}, {"seed", cmp.value("seed", nlohmann::json())}, {"variant", cmp["variant"]}};
   if (varying_shapes) record["shapes"] = trial_shapes;
   record["outputs"] = nlohmann::json::array();
@@ -358,7 +362,8 @@ std::vector<Reason> Evaluator::Impl::judge_comparison(Verdict& v, const nlohmann
       v.flags.push_back("degenerate_problem");
     v.checks["degenerate"].push_back(d + " passes on its own");
   }
-  v.checks["trials"].push_back(record);
+  if (record_out) *record_out = std::move(record);
+  else v.checks["trials"].push_back(record);
   return reasons;
 }
 
@@ -430,7 +435,7 @@ bool Evaluator::Impl::timed_rounds(Verdict& v, Session& s, const Plan& plan) {
   std::vector<int> order(static_cast<size_t>(k));
   std::bernoulli_distribution checked(std::clamp(opt.check_fraction, 0.0, 1.0));
   double events_total = 0, trusted_total = 0;
-  int checked_rounds = 0, round_no = 0;
+  int checked_rounds = 0, checked_slots = 0, round_no = 0;
   bool shapes_sent = false;
   nlohmann::json round_log = nlohmann::json::array();
   while (!policy.done()) {
@@ -456,8 +461,15 @@ bool Evaluator::Impl::timed_rounds(Verdict& v, Session& s, const Plan& plan) {
     if (runner_failed(v, s, e, label)) return false;
     check_maps(v, s);
     // Chosen after the round, by the trusted side alone: the candidate cannot know which rounds count.
+    // A checked round compares a random handful of its slots in full; every slot is scanned for poison.
     const bool check = !policy.warming_up() && checked(rng);
-    auto rc = ask({{"op", "round_check"}, {"check", check}, {"tolerances", tolerances_json()}});
+    nlohmann::json check_slots = nlohmann::json::array();
+    if (check) {
+      std::vector<int> pick(order);
+      std::shuffle(pick.begin(), pick.end(), rng);
+      for (size_t i = 0; i < pick.size() && i < kCheckedSlotsPerRound; ++i) check_slots.push_back(pick[i]);
+    }
+    auto rc = ask({{"op", "round_check"}, {"check_slots", check_slots}, {"tolerances", tolerances_json()}});
     if (!rc.ok()) return !oracle_failed(v, rc.error());
     int64_t unwritten = 0;
     for (const auto& u : (*rc)["unwritten"]) unwritten += u[1].get<int64_t>();
@@ -469,8 +481,12 @@ bool Evaluator::Impl::timed_rounds(Verdict& v, Session& s, const Plan& plan) {
     }
     std::vector<Reason> reasons;
     for (const auto& c : (*rc)["checks"]) {
-      auto r = judge_comparison(v, c, -1, label + " (slot " + std::to_string(c.value("slot", 0)) + ", checked at random)");
+      nlohmann::json rec;
+      auto r = judge_comparison(v, c, -1, label + " (slot " + std::to_string(c.value("slot", 0)) + ", checked at random)",
+                                &rec);
+      if (!r.empty()) v.checks["trials"].push_back(rec);
       reasons.insert(reasons.end(), r.begin(), r.end());
+      ++checked_slots;
     }
     if (check) ++checked_rounds;
     if (!reasons.empty()) {
@@ -489,6 +505,7 @@ bool Evaluator::Impl::timed_rounds(Verdict& v, Session& s, const Plan& plan) {
   nlohmann::json t = policy.summary();
   t["calls_per_round"] = k;
   t["checked_rounds"] = checked_rounds;
+  t["checked_slots"] = checked_slots;
   t["rounds_log"] = round_log;  // [trusted ms, runner events ms, checked]
   // The channel's own round trip (empty rounds), to show what a round's time holds besides the calls.
   double rtt = 1e9;

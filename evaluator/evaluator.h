@@ -44,7 +44,7 @@ struct EvaluatorOptions {
   // max_noise (after min_rounds), or when timing_budget_ms of measured time or max_rounds are used up.
   int warmup_rounds = 1;
   int min_rounds = 10;
-  int max_rounds = 200;
+  int max_rounds = 100;
   double timing_budget_ms = 2000;
   double max_noise = 0.005;
   double round_target_ms = 5;

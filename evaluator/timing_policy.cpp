@@ -1,6 +1,7 @@
 #include "evaluator/timing_policy.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 
 namespace kf::eval {
@@ -8,13 +9,22 @@ namespace kf::eval {
 TimingPolicy::TimingPolicy(TimingPolicyOptions options) : options_(options) {
   options_.min_rounds = std::max(1, options_.min_rounds);
   options_.max_rounds = std::max(options_.min_rounds, options_.max_rounds);
+  if (options_.wall_budget_ms <= 0) options_.wall_budget_ms = 2 * options_.budget_ms;
 }
 
+namespace {
+double steady_s() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+}  // namespace
+
 void TimingPolicy::add(double round_ms, int calls) {
+  if (first_s_ < 0) first_s_ = steady_s();
   if (seen_++ < options_.warmup_rounds || calls <= 0) return;
   samples_.push_back(round_ms / calls);
   calls_ += calls;
   measured_ += round_ms;
+  stop_ = compute_stop();
 }
 
 double TimingPolicy::quantile(double q) const {
@@ -43,15 +53,17 @@ double TimingPolicy::noise() const {
   return 1.2533 * std::sqrt(var / static_cast<double>(n)) / med;
 }
 
-std::string TimingPolicy::stop_reason() const {
+std::string TimingPolicy::compute_stop() const {
   const int n = rounds();
   if (n >= options_.max_rounds) return "max_rounds";
   if (n >= options_.min_rounds && noise() <= options_.max_noise) return "noise";
   if (n >= std::min(options_.min_rounds, 3) && measured_ >= options_.budget_ms) return "budget";
+  if (n >= std::min(options_.min_rounds, 3) && first_s_ >= 0 && (steady_s() - first_s_) * 1e3 >= options_.wall_budget_ms)
+    return "wall_budget";
   return "";
 }
 
-bool TimingPolicy::done() const { return !stop_reason().empty(); }
+bool TimingPolicy::done() const { return !stop_.empty(); }
 
 nlohmann::json TimingPolicy::summary() const {
   return {{"median_ms", median_ms()},

@@ -15,6 +15,7 @@ struct TimingPolicyOptions {
   int max_rounds = 200;
   double budget_ms = 2000;   // measured time after which timing stops whatever the noise
   double max_noise = 0.005;  // target relative standard error of the median
+  double wall_budget_ms = 0; // wall time (from the first round) after which timing stops; 0: 2 x budget_ms
 };
 
 class TimingPolicy {
@@ -30,16 +31,19 @@ class TimingPolicy {
   double measured_ms() const { return measured_; }
   int rounds() const { return static_cast<int>(samples_.size()); }
   int calls() const { return calls_; }
-  std::string stop_reason() const;  // "noise", "budget", "max_rounds" (or "" while running)
+  const std::string& stop_reason() const { return stop_; }  // noise | budget | wall_budget | max_rounds | ""
   nlohmann::json summary() const;   // median/p10/p90/min/max per call, rounds, calls, noise, stop reason
 
  private:
   double quantile(double q) const;
+  std::string compute_stop() const;
+  std::string stop_;
   TimingPolicyOptions options_;
   std::vector<double> samples_;  // per call, after warm-up
   int seen_ = 0;
   int calls_ = 0;
   double measured_ = 0;
+  double first_s_ = -1;  // steady clock at the first round
 };
 
 }  // namespace kf::eval

@@ -976,15 +976,15 @@ class Oracle:
         return {"shapes": shapes}
 
     def op_round_check(self, req):
-        """Right after a round: every floating output of every slot must be written (no poison left); a
-        round chosen for checking is copied at once and compared with references computed afterwards."""
+        """Right after a round: every floating output of every slot must be written (no poison left); the
+        slots chosen for checking are copied at once and compared with references computed afterwards."""
         p = self.need_problem()
         self.check_files()
-        check = bool(req.get("check", False))
+        check = set(int(x) for x in req.get("check_slots", []))
         unwritten, snapshots = {}, {}
         with torch.no_grad():
             for slot in self.round or {}:
-                if check:
+                if slot in check:
                     snapshots[slot] = [b["_t"].reshape(-1).clone() for b in self.out_bufs(slot)]
                 else:
                     n = 0
