@@ -160,6 +160,10 @@ Result<SelftestReport> run_selftest(const SelftestOptions& options) {
   eo.max_rounds = 20;
   eo.timing_budget_ms = 200;
   eo.measure_baseline = false;
+  // Deterministic: every timed round is checked (in evaluations a random share is, docs/evaluator.md), and
+  // rounds stay short for the cases that take 20 ms a call.
+  eo.check_fraction = 1;
+  eo.round_target_ms = 0.1;
 
   if (auto st = plant_canary(); !st) return st.error();
   auto evaluator = eval::Evaluator::create(eo);
@@ -201,7 +205,16 @@ Result<SelftestReport> run_selftest(const SelftestOptions& options) {
         r.note = "measured " + (v.time_ms ? std::to_string(*v.time_ms) : std::string("no")) + " ms, below the " +
                  std::to_string(min_ms) + " ms the candidate really takes: the timer was fooled";
     }
-    r.ok = verdict_ok && reason_ok && time_ok;
+    bool clean_ok = true;
+    if (c.value("clean_text", false)) {
+      // Nothing of the candidate's output may carry control characters or escape sequences.
+      std::string all = v.compiler_output;
+      for (const auto& reason : v.reasons) all += reason.detail;
+      for (char ch : all)
+        if ((static_cast<unsigned char>(ch) < 0x20 && ch != '\n' && ch != '\t') || ch == 0x7f) clean_ok = false;
+      if (!clean_ok) r.note = "control characters or escape sequences reached the verdict";
+    }
+    r.ok = verdict_ok && reason_ok && time_ok && clean_ok;
     if (!verdict_ok) r.note = "got " + v.verdict + (r.reasons.empty() ? "" : ": " + r.reasons);
     else if (!reason_ok) r.note = "missing reason " + r.reason_expected + (r.reasons.empty() ? "" : "; got " + r.reasons);
     if (!r.ok && c.contains("xfail")) {
