@@ -297,6 +297,18 @@ int run_campaign(const CampaignOptions& o) {
   eo.backend = *backend;
   eo.python = o.python;
   eo.allow_vendor_libs = o.allow_vendor_libs;
+  eo.allow_reduced_precision = o.allow_reduced_precision;
+  if (!configs.empty() && !o.allow_reduced_precision) {
+    // One evaluator judges every configuration alike: the configurations' key must agree.
+    const bool first = configs.front().config.allow_reduced_precision;
+    for (const auto& c : configs)
+      if (c.config.allow_reduced_precision != first) {
+        log::error("the configurations disagree on evaluation.allow_reduced_precision; a campaign judges all of "
+                   "them alike (set it in every one, or pass --allow-reduced-precision)");
+        return kExitUsage;
+      }
+    eo.allow_reduced_precision = first;
+  }
   if (o.timing_budget_ms > 0) eo.timing_budget_ms = o.timing_budget_ms;
   auto evaluator = eval::Evaluator::create(eo);
   if (!evaluator) {

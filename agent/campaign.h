@@ -21,6 +21,7 @@ struct CampaignOptions {
   bool allow_changed = false;
   std::string python;            // oracle interpreter ("" = evaluator default)
   bool allow_vendor_libs = false;
+  bool allow_reduced_precision = false;  // also on when every configuration sets evaluation.allow_reduced_precision
   int compile_jobs = 0;          // 0 = hardware threads
   double timing_budget_ms = 0;   // 0 = the evaluator's default; small values make tests and demos quick
   bool progress_line = true;     // a \r progress line when stderr is a terminal

@@ -125,6 +125,8 @@ void add_agent_commands(CLI::App& app, Registry& registry) {
   run->add_flag("--allow-changed", opts->allow_changed, "Resume even if a configuration, problem or prompt changed");
   run->add_option("--python", opts->python, "Python interpreter with torch for the oracle");
   run->add_flag("--allow-vendor-libs", opts->allow_vendor_libs, "Allow cuBLAS, cuDNN and other vendor libraries");
+  run->add_flag("--allow-reduced-precision", opts->allow_reduced_precision,
+                "Accept TF32/fp16/bf16 arithmetic on fp32 problems (only flagged)");
   run->add_option("--compile-jobs", opts->compile_jobs, "Parallel compiles (default: CPU threads)");
   run->add_option("--timing-budget-ms", opts->timing_budget_ms,
                   "Measured time per timing loop before stopping (default: the evaluator's)")
@@ -170,6 +172,8 @@ void add_agent_commands(CLI::App& app, Registry& registry) {
       ->check(CLI::NonNegativeNumber);
   reverify->add_flag("--best-only", ro->best_only, "Only each (problem, configuration, sample)'s best kernel");
   reverify->add_flag("--allow-vendor-libs", ro->allow_vendor_libs, "Allow cuBLAS, cuDNN and other vendor libraries");
+  reverify->add_flag("--allow-reduced-precision", ro->allow_reduced_precision,
+                     "Accept TF32/fp16/bf16 arithmetic on fp32 problems (only flagged)");
   registry.on_run(reverify, [=] {
     agent::ReverifyOptions o = *ro;
     if (*seed >= 0) o.seed = static_cast<uint64_t>(*seed);

@@ -60,6 +60,7 @@ int run_reverify(const ReverifyOptions& o) {
   eo.python = o.python;
   eo.seed = seed;
   eo.allow_vendor_libs = o.allow_vendor_libs;
+  eo.allow_reduced_precision = o.allow_reduced_precision;
   auto ev = eval::Evaluator::create(eo);
   if (!ev) {
     log::error(ev.error().message);

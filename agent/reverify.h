@@ -16,6 +16,7 @@ struct ReverifyOptions {
   std::optional<uint64_t> seed; // default: a fresh random seed, recorded in the output
   bool best_only = false;       // only each unit's best kernel
   bool allow_vendor_libs = false;
+  bool allow_reduced_precision = false;
 };
 
 int run_reverify(const ReverifyOptions& options);

@@ -39,7 +39,7 @@ constexpr double kCallLimitFactor = 100;
 constexpr double kCallLimitFloorS = 10;
 constexpr double kStartupLimitS = 60;  // loading the candidate, CUDA context, buffer mapping
 constexpr int kMaxSlots = 64;
-constexpr size_t kCheckedSlotsPerRound = 4;
+constexpr size_t kCheckedSlotsPerRound = 2;
 
 // Text from the candidate's side made safe for terminals, the corpus and models (docs/evaluator.md).
 void clean_verdict(Verdict& v) {
@@ -168,6 +168,7 @@ struct Evaluator::Impl {
     double call_limit_s = kCallLimitFloorS;
     std::string call_limit_text;
     std::set<std::string> vendors_seen;
+    bool freeze_failed = false;  // the runner could not be stopped between rounds at least once
   };
   // Runs one round (thaw, clock, command, answer, clock, freeze). Fills *ms with the trusted wall time.
   RunnerEnd round(Session& s, const nlohmann::json& order, const nlohmann::json& shapes, double* ms);
@@ -303,7 +304,7 @@ RunnerEnd Evaluator::Impl::round(Session& s, const nlohmann::json& order, const 
   RunnerEnd e = s.runner.exchange(cmd, t0 + limit);
   const double t1 = now_s();
   if (ms) *ms = (t1 - t0) * 1e3;
-  if (e.kind == RunnerEnd::Kind::reply) s.runner.freeze();
+  if (e.kind == RunnerEnd::Kind::reply && !s.runner.freeze()) s.freeze_failed = true;
   return e;
 }
 
@@ -548,7 +549,10 @@ Verdict Evaluator::Impl::evaluate(const std::string& problem, const Compiled& co
     return f;
   }
   v.verdict = "correct";
-  v.checks = {{"trials", nlohmann::json::array()}, {"precision", opt.precision}, {"tolerances", tolerances_json()}};
+  v.checks = {{"trials", nlohmann::json::array()},
+              {"precision", opt.precision},
+              {"tolerances", tolerances_json()},
+              {"reduced_precision_allowed", opt.allow_reduced_precision}};
 
   auto harness = [&](const std::string& code, const std::string& detail) {
     v.verdict = "harness_error";
@@ -655,7 +659,7 @@ Verdict Evaluator::Impl::evaluate(const std::string& problem, const Compiled& co
     auto ready = s.runner.exchange(nullptr, now_s() + kStartupLimitS);
     up = !runner_failed(v, s, ready, "loading the candidate");
     if (timing_plan) s.call_limit_text = "the per-call limit of " + std::to_string(s.call_limit_s) + " s";
-    if (up) s.runner.freeze();
+    if (up && !s.runner.freeze()) s.freeze_failed = true;
   }
   phase("setup");
   int64_t timed_trial_bytes = 0;
@@ -670,7 +674,6 @@ Verdict Evaluator::Impl::evaluate(const std::string& problem, const Compiled& co
       auto r = one_trial(v, s, opt.trials, opt.seed + 500, "precision", "precision trial (zero-mean inputs, wide range)", true);
       ok = r.has_value();
       if (r && !r->empty()) {
-        v.checks["reduced_precision_allowed"] = opt.allow_reduced_precision;
         if (opt.allow_reduced_precision) {
           v.flags.push_back("reduced_precision");
         } else {
@@ -704,6 +707,7 @@ Verdict Evaluator::Impl::evaluate(const std::string& problem, const Compiled& co
     check_maps(v, s);
   }
   s.runner.finish();
+  v.checks["runner_frozen_between_rounds"] = !s.freeze_failed;
   v.checks["runner_tree_empty"] = s.runner.tree_empty();
   if (!s.runner.tree_empty()) v.flags.push_back("runner_survivors_killed");
 

@@ -48,7 +48,7 @@ struct EvaluatorOptions {
   double timing_budget_ms = 2000;
   double max_noise = 0.005;
   double round_target_ms = 5;
-  double check_fraction = 0.3;     // share of timed rounds whose outputs are fully checked (chosen after each round)
+  double check_fraction = 0.5;     // share of timed rounds whose outputs are fully checked (chosen after each round)
   double suspicious_speedup = 10;  // flag "suspicious_speedup" above this ratio
   // fp32 problems: a trial with zero-mean full-mantissa inputs catches TF32/fp16/bf16 operand rounding
   // (incorrect.reduced_precision); allowed, its failure is only flagged ("reduced_precision").

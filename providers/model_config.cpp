@@ -86,7 +86,8 @@ class Checker {
       return;
     }
     known(doc_, "", {"name", "description", "provider", "base_url", "api_key_env", "model", "server", "generation",
-                     "timeouts", "retry", "rate_limits", "prices", "loop", "raw_log_dir", "prompt_overrides"});
+                     "timeouts", "retry", "rate_limits", "prices", "loop", "evaluation", "raw_log_dir",
+                     "prompt_overrides"});
     optional_string(doc_, "name");
     optional_string(doc_, "description");
     check_provider();
@@ -100,6 +101,7 @@ class Checker {
     check_rate_limits();
     check_prices();
     check_loop();
+    check_evaluation();
     optional_string(doc_, "raw_log_dir");
     check_prompt_overrides();
   }
@@ -333,6 +335,13 @@ class Checker {
     boolean(*l, "loop", "stop_at_first_correct");
   }
 
+  void check_evaluation() {
+    const json* e = section("evaluation");
+    if (!e) return;
+    known(*e, "evaluation", {"allow_reduced_precision"});
+    boolean(*e, "evaluation", "allow_reduced_precision");
+  }
+
   void check_prompt_overrides() {
     auto it = doc_.find("prompt_overrides");
     if (it == doc_.end()) return;
@@ -459,6 +468,7 @@ Result<ModelConfig> load_model_config(const std::string& path) {
   c.loop.stop_at_first_correct = get_or<bool>(doc, "loop", "stop_at_first_correct", c.loop.stop_at_first_correct);
   c.loop.keep_last_attempts = get_or<int>(doc, "loop", "keep_last_attempts", c.loop.keep_last_attempts);
 
+  c.allow_reduced_precision = get_or<bool>(doc, "evaluation", "allow_reduced_precision", false);
   c.raw_log_dir = doc.value("raw_log_dir", std::string());
   if (doc.contains("prompt_overrides")) c.prompt_overrides = doc["prompt_overrides"];
   c.raw = doc;

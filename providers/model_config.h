@@ -79,6 +79,9 @@ struct ModelConfig {
   RateLimits rate_limits;
   Prices prices;
   LoopSettings loop;
+  // evaluation.allow_reduced_precision: TF32/fp16/bf16 arithmetic accepted on fp32 problems (the evaluator's
+  // precision trial only flags it). A campaign's configurations must agree (they share one evaluator).
+  bool allow_reduced_precision = false;
   std::string raw_log_dir;     // "" = no raw exchange log
   std::optional<std::string> server;  // openai-compatible: "vllm"|"sglang"|"ollama"|"llamacpp"|"deepseek"|"openrouter"
   nlohmann::json prompt_overrides = nlohmann::json::object();  // template name -> file path
