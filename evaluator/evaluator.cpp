@@ -655,10 +655,11 @@ Verdict Evaluator::Impl::evaluate(const std::string& problem, const Compiled& co
   bool up = !runner_failed(v, s, loading, "start-up");
   if (up) {
     s.loaded = true;
+    const std::string call_limit_text = s.call_limit_text;
     s.call_limit_text = "the start-up limit of " + std::to_string(static_cast<int>(kStartupLimitS)) + " s";
     auto ready = s.runner.exchange(nullptr, now_s() + kStartupLimitS);
     up = !runner_failed(v, s, ready, "loading the candidate");
-    if (timing_plan) s.call_limit_text = "the per-call limit of " + std::to_string(s.call_limit_s) + " s";
+    s.call_limit_text = call_limit_text;
     if (up && !s.runner.freeze()) s.freeze_failed = true;
   }
   phase("setup");
