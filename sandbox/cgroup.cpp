@@ -238,7 +238,8 @@ void JobCgroup::kill_all() const {
 }
 
 bool JobCgroup::freeze(double timeout_s) const {
-  std::string state_file, want;
+  // A group the job never joined (seen on gVisor) would report frozen with nothing in it.
+  if (pids().empty()) return false;
   if (v2_ && !v2_dir_.empty()) {
     if (!write_text(v2_dir_ + "/cgroup.freeze", "1")) return false;
   } else if (!freezer_dir_.empty()) {
