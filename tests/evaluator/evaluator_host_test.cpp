@@ -64,6 +64,17 @@ TEST_F(HostEval, HonestCandidatePasses) {
   EXPECT_EQ(v.checks["trials"][0]["variant"], "own");
   EXPECT_NE(v.checks["trials"][1]["variant"], "own");
   EXPECT_EQ(v.checks["runner_tree_empty"], true);
+  // The time is the trusted side's: rounds of calls timed by the supervisor, with their noise and round trip.
+  const auto& t = v.checks["timing"]["candidate"];
+  EXPECT_GE(t["rounds"].get<int>(), 1);
+  EXPECT_GE(t["calls_per_round"].get<int>(), 1);
+  EXPECT_EQ(t["calls"].get<int>(), t["rounds"].get<int>() * t["calls_per_round"].get<int>());
+  EXPECT_DOUBLE_EQ(t["median_ms"].get<double>(), *v.time_ms);
+  EXPECT_GT(t["channel_rtt_ms"].get<double>(), 0);
+  EXPECT_TRUE(t["noise"].is_number());
+  EXPECT_FALSE(t["stop"].get<std::string>().empty());
+  EXPECT_TRUE(v.checks["timing"]["baseline"]["noise"].is_number());
+  EXPECT_EQ(v.checks["runner_frozen_between_rounds"], true);
   auto j = v.to_json();
   for (const char* k : {"problem", "backend", "verdict", "correct", "reasons", "checks", "time_ms", "ref_time_ms",
                         "speedup", "flags", "compile_s", "eval_s"})
@@ -231,7 +242,23 @@ TEST_F(HostEval, EndlessLoopTimesOutAndLeavesNothing) {
   Verdict v = (*e)->evaluate_file(problem("scale_add.py"), host_candidate("endless.cpp"));
   EXPECT_EQ(v.verdict, "timeout") << reasons_text(v);
   EXPECT_TRUE(has_reason(v, "timeout"));
+  EXPECT_EQ(v.checks["limit_hit"], "lifetime");
   EXPECT_EQ(v.checks["runner_tree_empty"], true);
+}
+
+TEST_F(HostEval, EndlessLoopHitsThePerCallLimitNotTheLifetime) {
+  // The per-call limit is derived from the work (100x the reference's time, at least 10 s): far below a
+  // 60 s lifetime, and the verdict says which limit was hit.
+  EvaluatorOptions o = options();
+  o.runner_timeout_s = 60;
+  auto e = Evaluator::create(o);
+  ASSERT_TRUE(e.ok());
+  Verdict v = (*e)->evaluate_file(problem("scale_add.py"), host_candidate("endless.cpp"));
+  EXPECT_EQ(v.verdict, "timeout") << reasons_text(v);
+  EXPECT_EQ(v.checks["limit_hit"], "call");
+  EXPECT_LT(v.eval_s, 40);
+  ASSERT_FALSE(v.reasons.empty());
+  EXPECT_NE(v.reasons[0].detail.find("per-call limit"), std::string::npos) << v.reasons[0].detail;
 }
 
 TEST_F(HostEval, OracleDoesNotSeeCredentials) {
