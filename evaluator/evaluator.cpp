@@ -38,7 +38,7 @@ const char* kVariants[] = {"own", "signed_outliers", "scaled_large", "scaled_sma
 constexpr double kCallLimitFactor = 100;
 constexpr double kCallLimitFloorS = 10;
 constexpr double kStartupLimitS = 60;  // loading the candidate, CUDA context, buffer mapping
-constexpr int kMaxSlots = 64;
+constexpr int kMaxSlots = 128;
 constexpr size_t kCheckedSlotsPerRound = 2;
 
 // Text from the candidate's side made safe for terminals, the corpus and models (docs/evaluator.md).
@@ -46,6 +46,7 @@ void clean_verdict(Verdict& v) {
   for (auto& r : v.reasons) r.detail = clean_text(r.detail, 4000);
   v.compiler_output = clean_text(v.compiler_output, 16384);
 }
+
 OutputStats stats_from(const nlohmann::json& j) {
   OutputStats s;
   s.numel = j.value("numel", int64_t{0});
@@ -154,7 +155,10 @@ struct Evaluator::Impl {
   Result<nlohmann::json> baseline(const Plan& plan);
 
   Result<nlohmann::json> load(const std::string& problem) {
-    problem_key = fs::absolute(problem).string() + "|" + opt.precision;
+    // The file's modification time too: a problem edited under the same path is planned and timed afresh.
+    std::error_code ec;
+    auto mtime = fs::last_write_time(problem, ec).time_since_epoch().count();
+    problem_key = fs::absolute(problem).string() + "|" + opt.precision + "|" + std::to_string(mtime);
     return ask({{"op", "load"}, {"path", fs::absolute(problem).string()}, {"precision", opt.precision},
                 {"backend", to_string(opt.backend)}});
   }
@@ -263,7 +267,11 @@ Verdict Evaluator::evaluate(const std::string& problem_path, const Compiled& com
 }
 
 bool Evaluator::Impl::runner_failed(Verdict& v, Session& s, const RunnerEnd& e, const std::string& during) {
-  if (e.kind == RunnerEnd::Kind::reply && e.reply.value("ok", false) == true) return false;
+  // The reply is the candidate's to write: fields are read by type, never with a throwing accessor.
+  if (e.kind == RunnerEnd::Kind::reply) {
+    auto ok = e.reply.find("ok");
+    if (ok != e.reply.end() && ok->is_boolean() && ok->get<bool>()) return false;
+  }
   std::string limit = e.lifetime_limit ? "the runner's lifetime limit of " +
                                              std::to_string(static_cast<int>(opt.runner_timeout_s)) + " s"
                                        : s.call_limit_text;
@@ -494,7 +502,8 @@ bool Evaluator::Impl::timed_rounds(Verdict& v, Session& s, const Plan& plan) {
       v.reasons.insert(v.reasons.end(), reasons.begin(), reasons.end());
       return false;
     }
-    double events = e.reply.value("events_ms", 0.0);
+    auto ev = e.reply.find("events_ms");
+    const double events = ev != e.reply.end() && ev->is_number() ? ev->get<double>() : 0.0;
     if (!policy.warming_up()) {
       events_total += events;
       trusted_total += ms;
