@@ -122,7 +122,8 @@ for f in sorted(os.listdir(os.path.join(work, "problems"))):
     no = stem.split("_")[0]
     src = open(os.path.join("tests/evaluator/cuda", honest[no])).read() if no in honest else generic
     script.append({"match": f"Problem: {stem}\\b", "times": "unlimited",
-                   "answer": "```cuda\n" + src + "\n```\n", "usage": {"input": 1000, "output": 500}})
+                   "answer": "```cuda\n" + src + "\n```\n",
+                   "usage": {"input": 1000, "cached": 0, "output": 500, "reasoning": 0}})
 json.dump(script, open(os.path.join(work, "mock.json"), "w"), indent=1)
 EOF
   for b in new old; do
