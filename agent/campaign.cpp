@@ -6,27 +6,28 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <cstdio>
-#include <deque>
 #include <filesystem>
 #include <map>
-#include <mutex>
-#include <random>
-#include <semaphore>
 #include <thread>
 
-#include "agent/corpus.h"
+#include "agent/budget.h"
+#include "agent/evaluator_pool.h"
 #include "agent/loop.h"
+#include "agent/manifest.h"
 #include "agent/problem_set.h"
+#include "agent/progress.h"
 #include "agent/prompt_templates.h"
-#include "cli/registry.h"
-#include "core/data_dir.h"
+#include "agent/scheduler.h"
 #include "core/files.h"
 #include "core/hash.h"
 #include "core/log.h"
 #include "core/version.h"
+#include "corpus/reader.h"
+#include "corpus/shard.h"
+#include "corpus/writer.h"
 #include "evaluator/evaluator.h"
+#include "evaluator/pool.h"
 #include "providers/model_config.h"
 #include "providers/provider.h"
 
@@ -65,33 +66,6 @@ class SigintGuard {
   struct sigaction old_ {};
 };
 
-// ---- The judge the campaign uses: compiles on a CPU pool, one evaluation at a time. ----
-class EvaluatorJudge : public KernelJudge {
- public:
-  EvaluatorJudge(eval::Evaluator& ev, int compile_jobs) : ev_(ev), compile_slots_(compile_jobs) {}
-  nlohmann::json judge(const ProblemInfo& problem, const std::string& source_path) override {
-    compile_slots_.acquire();
-    eval::Compiled compiled = ev_.compile(source_path);
-    compile_slots_.release();
-    if (!compiled.ok()) return compiled.failure->to_json();
-    std::lock_guard lock(eval_mu_);
-    auto t0 = Clock::now();
-    eval::Verdict v = ev_.evaluate(problem.path, compiled);
-    busy_s_ += std::chrono::duration<double>(Clock::now() - t0).count();
-    return v.to_json();
-  }
-  double busy_seconds() {
-    std::lock_guard lock(eval_mu_);
-    return busy_s_;
-  }
-
- private:
-  eval::Evaluator& ev_;
-  std::counting_semaphore<1024> compile_slots_;
-  std::mutex eval_mu_;
-  double busy_s_ = 0;
-};
-
 struct ConfigEntry {
   ModelConfig config;
   std::string file_hash;
@@ -102,30 +76,13 @@ struct ConfigEntry {
   std::string system_prompt;
 };
 
-std::string random_hex(int n) {
-  std::random_device rd;
-  std::string s;
-  const char* hex = "0123456789abcdef";
-  for (int i = 0; i < n; ++i) s += hex[rd() % 16];
-  return s;
-}
-
 std::string fmt(double v, int decimals) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
   return buf;
 }
 
-std::string duration_text(double s) {
-  if (s < 0 || !std::isfinite(s)) return "?";
-  int t = static_cast<int>(s + 0.5);
-  char buf[32];
-  if (t >= 3600) std::snprintf(buf, sizeof buf, "%dh%02dm", t / 3600, (t % 3600) / 60);
-  else std::snprintf(buf, sizeof buf, "%dm%02ds", t / 60, t % 60);
-  return buf;
-}
-
-// ---- The manifest: what a folder's campaign was started with, to detect changes on resume. ----
+// What the manifest records of this invocation's inputs (manifest.h compares them on resume).
 nlohmann::json make_manifest_inputs(const std::vector<ConfigEntry>& configs, const std::vector<ProblemInfo>& problems,
                                     const CampaignOptions& o, const std::string& prompts_fingerprint) {
   nlohmann::json cj = nlohmann::json::object(), pj = nlohmann::json::object();
@@ -137,46 +94,33 @@ nlohmann::json make_manifest_inputs(const std::vector<ConfigEntry>& configs, con
   return {{"backend", o.backend}, {"configs", cj}, {"problems", pj}, {"prompts_sha256", prompts_fingerprint}};
 }
 
-// Differences that would make resumed records incomparable with earlier ones.
-std::vector<std::string> manifest_changes(const nlohmann::json& old_in, const nlohmann::json& new_in) {
-  std::vector<std::string> changes;
-  if (old_in.value("backend", "") != new_in.value("backend", ""))
-    changes.push_back("backend was " + old_in.value("backend", "") + ", now " + new_in.value("backend", ""));
-  if (old_in.value("prompts_sha256", "") != new_in.value("prompts_sha256", ""))
-    changes.push_back("the prompt templates changed");
-  for (const char* group : {"configs", "problems"}) {
-    if (!old_in.contains(group)) continue;
-    for (const auto& [name, now] : new_in[group].items()) {
-      if (!old_in[group].contains(name)) continue;
-      const auto& was = old_in[group][name];
-      if (was.value("sha256", "") != now.value("sha256", ""))
-        changes.push_back(std::string(group == std::string("configs") ? "configuration" : "problem") + " '" + name +
-                          "' changed (" + now.value("path", "") + ")");
-      for (const char* key : {"samples", "turns", "stop_at_first_correct", "keep_last_attempts"})
-        if (was.contains(key) && was[key] != now[key])
-          changes.push_back("configuration '" + name + "': " + key + " was " + was[key].dump() + ", now " +
-                            now[key].dump());
-    }
+// The configurations of --config, with --samples / --turns applied; `fingerprint` receives the hash of
+// their prompt templates (the manifest compares it on resume).
+Result<std::vector<ConfigEntry>> load_configs(const CampaignOptions& o, std::string& fingerprint) {
+  std::vector<ConfigEntry> configs;
+  fingerprint.clear();
+  for (const auto& path : o.config_paths) {
+    auto cfg = load_model_config(path);
+    if (!cfg) return make_error("campaign.config", cfg.error().message);
+    for (const auto& c : configs)
+      if (c.config.name == cfg->name)
+        return make_error("campaign.config", "two configurations share the name '" + cfg->name + "' (" +
+                                             c.config.source_path + ", " + path +
+                                             "); names identify configurations in the corpus, so make them unique");
+    auto templates = PromptTemplates::load(cfg->prompt_overrides, fs::path(path).parent_path().string());
+    if (!templates) return make_error("campaign.config", path + ": " + templates.error().message);
+    ConfigEntry e{*cfg, *sha256_file(path), nullptr, *templates, {}, 1, ""};
+    e.settings.turns = o.turns.value_or(cfg->loop.turns);
+    e.settings.stop_at_first_correct = cfg->loop.stop_at_first_correct;
+    e.settings.keep_last_attempts = cfg->loop.keep_last_attempts;
+    e.samples = o.samples.value_or(cfg->loop.samples);
+    if (e.settings.turns < 1 || e.samples < 1)
+      return make_error("campaign.config", "turns and samples must be at least 1 (configuration '" + cfg->name + "')");
+    fingerprint += e.config.name + ":" + templates->fingerprint() + ";";
+    configs.push_back(std::move(e));
   }
-  return changes;
-}
-
-struct Totals {
-  std::mutex mu;
-  double cost = 0;
-  int64_t tokens = 0;
-  int units_done = 0;
-  int units_correct = 0;
-  int evaluations = 0;
-  int provider_failures = 0;
-  int harness_failures = 0;
-};
-
-int64_t tokens_of(const nlohmann::json& r) {
-  if (!r.contains("usage")) return 0;
-  const auto& u = r["usage"];
-  return u.value("input_tokens", int64_t{0}) + u.value("output_tokens", int64_t{0}) +
-         u.value("reasoning_tokens", int64_t{0});
+  fingerprint = sha256_hex(fingerprint);
+  return configs;
 }
 
 }  // namespace
@@ -194,105 +138,57 @@ std::string default_out_dir(const CampaignOptions& o) {
   return "runs/" + names + "-" + sha256_hex(key).substr(0, 8);
 }
 
-int run_campaign(const CampaignOptions& o) {
-  using namespace kf::cli;
+CampaignSummary run_campaign(const CampaignOptions& o) {
+  using Outcome = CampaignSummary::Outcome;
+  CampaignSummary summary;
+  auto fail = [&summary](Outcome outcome, const std::string& message) {
+    log::error(message);
+    summary.outcome = outcome;
+    return summary;
+  };
   // ---- Inputs ----
   auto backend = eval::parse_backend(o.backend);
-  if (!backend) {
-    log::error(backend.error().message);
-    return kExitUsage;
-  }
-  if (o.config_paths.empty()) {
-    log::error("kforge run needs at least one --config FILE");
-    return kExitUsage;
-  }
+  if (!backend) return fail(Outcome::bad_input, backend.error().message);
+  if (o.config_paths.empty()) return fail(Outcome::bad_input, "kforge run needs at least one --config FILE");
   auto problems = load_problem_set(o.problems);
-  if (!problems) {
-    log::error(problems.error().message);
-    return kExitUsage;
-  }
-  std::vector<ConfigEntry> configs;
+  if (!problems) return fail(Outcome::bad_input, problems.error().message);
   std::string prompts_fingerprint;
-  for (const auto& path : o.config_paths) {
-    auto cfg = load_model_config(path);
-    if (!cfg) {
-      log::error(cfg.error().message);
-      return kExitUsage;
-    }
-    for (const auto& c : configs)
-      if (c.config.name == cfg->name) {
-        log::error("two configurations share the name '" + cfg->name + "' (" + c.config.source_path + ", " + path +
-                   "); names identify configurations in the corpus, so make them unique");
-        return kExitUsage;
-      }
-    auto templates = PromptTemplates::load(cfg->prompt_overrides, fs::path(path).parent_path().string());
-    if (!templates) {
-      log::error(path + ": " + templates.error().message);
-      return kExitUsage;
-    }
-    ConfigEntry e{*cfg, *sha256_file(path), nullptr, *templates, {}, 1, ""};
-    e.settings.turns = o.turns.value_or(cfg->loop.turns);
-    e.settings.stop_at_first_correct = cfg->loop.stop_at_first_correct;
-    e.settings.keep_last_attempts = cfg->loop.keep_last_attempts;
-    e.samples = o.samples.value_or(cfg->loop.samples);
-    if (e.settings.turns < 1 || e.samples < 1) {
-      log::error("turns and samples must be at least 1 (configuration '" + cfg->name + "')");
-      return kExitUsage;
-    }
-    prompts_fingerprint += e.config.name + ":" + templates->fingerprint() + ";";
-    configs.push_back(std::move(e));
-  }
-  prompts_fingerprint = sha256_hex(prompts_fingerprint);
+  auto loaded_configs = load_configs(o, prompts_fingerprint);
+  if (!loaded_configs) return fail(Outcome::bad_input, loaded_configs.error().message);
+  std::vector<ConfigEntry> configs = std::move(*loaded_configs);
 
+  corpus::Shard shard;
+  if (!o.shard.empty()) {
+    auto parsed = corpus::Shard::parse(o.shard);
+    if (!parsed) return fail(Outcome::bad_input, parsed.error().message);
+    shard = *parsed;
+  }
+  // One evaluator per GPU (or --evaluators on host).
+  std::vector<eval::GpuDevice> gpus;
+  if (*backend == eval::Backend::cuda) {
+    auto visible = eval::visible_gpus();
+    if (!visible) return fail(Outcome::harness_error, visible.error().message);
+    gpus = *visible;
+  }
+  auto slots = eval::plan_evaluators(*backend, o.gpus, o.evaluators, gpus);
+  if (!slots) return fail(Outcome::bad_input, slots.error().message);
   const std::string out = o.out.empty() ? default_out_dir(o) : o.out;
+  summary.out = out;
   std::error_code ec;
   fs::create_directories(out, ec);
-  if (ec) {
-    log::error("cannot create output folder '" + out + "': " + ec.message());
-    return kExitUsage;
+  if (ec) return fail(Outcome::bad_input, "cannot create output folder '" + out + "': " + ec.message());
+
+  // ---- Manifest: new run or resume (shards of one campaign share it) ----
+  auto session = begin_session(out, make_manifest_inputs(configs, *problems, o, prompts_fingerprint), o.allow_changed,
+                               shard.sharded() ? shard.text() : "");
+  if (!session) return fail(Outcome::bad_input, session.error().message);
+  if (!session->changes.empty()) {
+    std::string msg = "the campaign in '" + out + "' was started with different inputs:";
+    for (const auto& c : session->changes) msg += "\n  - " + c;
+    log::warn(msg + "\ncontinuing because of --allow-changed");
   }
 
-  // ---- Manifest: new run or resume ----
-  const std::string manifest_path = (fs::path(out) / "run.json").string();
-  nlohmann::json inputs = make_manifest_inputs(configs, *problems, o, prompts_fingerprint);
-  nlohmann::json manifest;
-  if (fs::exists(manifest_path)) {
-    auto text = read_file(manifest_path);
-    manifest = text ? nlohmann::json::parse(*text, nullptr, false) : nlohmann::json();
-    if (!manifest.is_object()) {
-      log::error("'" + manifest_path + "' is unreadable; it is not a kforge run folder, or it was damaged");
-      return kExitUsage;
-    }
-    auto changes = manifest_changes(manifest.value("inputs", nlohmann::json::object()), inputs);
-    if (!changes.empty()) {
-      std::string msg = "the campaign in '" + out + "' was started with different inputs:";
-      for (const auto& c : changes) msg += "\n  - " + c;
-      if (!o.allow_changed) {
-        log::error(msg + "\nRecords made before and after a change are not comparable. Use a new --out folder, "
-                         "or pass --allow-changed to continue anyway (the change is logged in run.json).");
-        return kExitUsage;
-      }
-      log::warn(msg + "\ncontinuing because of --allow-changed");
-      manifest["changes"].push_back({{"at", utc_now_iso()}, {"changes", changes}});
-    }
-    // Keep names that earlier invocations added, add new ones.
-    for (const char* group : {"configs", "problems"})
-      for (const auto& [k, v] : inputs[group].items()) manifest["inputs"][group][k] = v;
-    manifest["inputs"]["backend"] = inputs["backend"];
-    manifest["inputs"]["prompts_sha256"] = inputs["prompts_sha256"];
-    manifest["sessions"] = manifest.value("sessions", 0) + 1;
-  } else {
-    manifest = {{"schema", kCorpusSchema},
-                {"run_id", "run-" + utc_now_iso().substr(0, 19) + "-" + random_hex(6)},
-                {"created_at", utc_now_iso()},
-                {"kforge_version", kVersion},
-                {"inputs", inputs},
-                {"sessions", 1}};
-  }
-  for (char& c : manifest["run_id"].get_ref<std::string&>())
-    if (c == ':') c = '-';
-
-  // ---- Evaluator, environment, providers ----
+  // ---- Evaluators, environment, providers ----
   eval::EvaluatorOptions eo;
   eo.backend = *backend;
   eo.python = o.python;
@@ -302,52 +198,42 @@ int run_campaign(const CampaignOptions& o) {
     // One evaluator judges every configuration alike: the configurations' key must agree.
     const bool first = configs.front().config.allow_reduced_precision;
     for (const auto& c : configs)
-      if (c.config.allow_reduced_precision != first) {
-        log::error("the configurations disagree on evaluation.allow_reduced_precision; a campaign judges all of "
-                   "them alike (set it in every one, or pass --allow-reduced-precision)");
-        return kExitUsage;
-      }
+      if (c.config.allow_reduced_precision != first)
+        return fail(Outcome::bad_input,
+                    "the configurations disagree on evaluation.allow_reduced_precision; a campaign judges all of "
+                    "them alike (set it in every one, or pass --allow-reduced-precision)");
     eo.allow_reduced_precision = first;
   }
   if (o.timing_budget_ms > 0) eo.timing_budget_ms = o.timing_budget_ms;
-  auto evaluator = eval::Evaluator::create(eo);
-  if (!evaluator) {
-    log::error(evaluator.error().message);
-    return kExitHarness;
-  }
-  auto env = (*evaluator)->environment();
-  if (!env) {
-    log::error(env.error().message);
-    return kExitHarness;
-  }
+  auto pool = eval::EvaluatorPool::create(eo, *slots);
+  if (!pool) return fail(Outcome::harness_error, pool.error().message);
+  eval::Evaluator& first = (*pool)->evaluator(0);
+  auto env = first.environment();
+  if (!env) return fail(Outcome::harness_error, env.error().message);
   RunContext run;
-  run.run_id = manifest["run_id"];
-  run.session = manifest["sessions"];
-  run.environment = {{"kforge_version", kVersion}, {"backend", o.backend},          {"gpu_name", env->gpu_name},
-                     {"gpu_arch", env->gpu_arch}, {"torch", env->torch_version}, {"cuda", env->cuda_version}};
+  run.run_id = session->run_id;
+  run.session = session->session;
+  run.shard = shard.sharded() ? shard.text() : "";
+  run.environment = {kVersion, o.backend, env->gpu_name, env->gpu_arch, env->torch_version, env->cuda_version};
   const bool cuda = *backend == eval::Backend::cuda;
   run.source_extension = cuda ? ".cu" : ".cpp";
   run.code_label = cuda ? "cuda" : "cpp";
-  manifest["environment_last"] = run.environment;
-  if (auto st = write_file_atomic(manifest_path, manifest.dump(2) + "\n"); !st) {
-    log::error(st.error().message);
-    return kExitHarness;
-  }
+  nlohmann::json env_json = {{"kforge_version", kVersion}, {"backend", o.backend},
+                             {"gpu_name", env->gpu_name},  {"gpu_arch", env->gpu_arch},
+                             {"torch", env->torch_version}, {"cuda", env->cuda_version},
+                             {"evaluators", nlohmann::json::array()}};
+  for (size_t i = 0; i < (*pool)->size(); ++i)
+    env_json["evaluators"].push_back(evaluator_ref((*pool)->slot(i)).to_json());
+  if (auto st = record_environment(out, env_json); !st) return fail(Outcome::harness_error, st.error().message);
 
   for (auto& c : configs) {
     auto p = make_provider(c.config);
-    if (!p) {
-      log::error(c.config.name + ": " + p.error().message);
-      return kExitUsage;
-    }
+    if (!p) return fail(Outcome::bad_input, c.config.name + ": " + p.error().message);
     c.provider = *p;
   }
 
   auto kforge_h = read_file(eval::kforge_header_path());
-  if (!kforge_h) {
-    log::error("cannot read kforge.h: " + kforge_h.error().message);
-    return kExitHarness;
-  }
+  if (!kforge_h) return fail(Outcome::harness_error, "cannot read kforge.h: " + kforge_h.error().message);
   const std::string target =
       cuda ? env->gpu_name + " (" + env->gpu_arch + ")" + (env->cuda_version.empty() ? "" : ", CUDA " + env->cuda_version)
            : "the host CPU (host backend: tensor data pointers are host memory, stream is NULL; plain C++17)";
@@ -358,259 +244,137 @@ int run_campaign(const CampaignOptions& o) {
            : "the C++17 standard library only";
 
   // First-turn text per (configuration, problem), from the problem's exact signature.
-  std::map<std::string, std::string> signatures;
-  for (const auto& p : *problems) {
-    auto sig = (*evaluator)->signature(p.path);
-    if (!sig) {
-      log::error("problem " + p.name + ": " + sig.error().message);
-      return kExitUsage;
-    }
-    signatures[p.name] = sig->to_c_declaration();
-  }
-  for (auto& c : configs) {
-    auto sys = c.templates.render("system", {{"language", cuda ? "CUDA" : "C++"}});
-    if (!sys) {
-      log::error(c.config.name + ": " + sys.error().message);
-      return kExitUsage;
-    }
-    c.system_prompt = *sys;
-  }
-
-  // ---- Corpus and prior state ----
-  auto writer = CorpusWriter::open(out);
-  if (!writer) {
-    log::error(writer.error().message);
-    return kExitHarness;
-  }
-  std::map<UnitKey, std::vector<nlohmann::json>> prior;
-  Totals totals;
-  if (fs::exists(fs::path(out) / kCorpusFile)) {
-    auto corpus = load_corpus(out);
-    if (!corpus) {
-      log::error(corpus.error().message);
-      return kExitHarness;
-    }
-    for (auto& r : corpus->records) {
-      totals.cost += r.value("cost_usd", 0.0);
-      totals.tokens += tokens_of(r);
-      prior[unit_key_of(r)].push_back(std::move(r));
-    }
-  }
-
-  struct Unit {
-    UnitJob job;
-    size_t config_index;
-  };
-  std::vector<std::deque<Unit>> queues(configs.size());
-  int total_units = 0, already_done = 0;
-  std::map<std::pair<size_t, std::string>, std::string> first_turns;
-  for (const auto& p : *problems) {
+  std::map<std::pair<size_t, size_t>, std::string> first_turns;
+  for (size_t pi = 0; pi < problems->size(); ++pi) {
+    const auto& p = (*problems)[pi];
+    auto sig = first.signature(p.path);
+    if (!sig) return fail(Outcome::bad_input, "problem " + p.name + ": " + sig.error().message);
     for (size_t ci = 0; ci < configs.size(); ++ci) {
-      auto& c = configs[ci];
-      auto first = c.templates.render(
+      auto first_turn = configs[ci].templates.render(
           "first_turn", {{"language", cuda ? "CUDA" : "C++"},
                          {"problem_name", p.name},
                          {"problem_source", p.source},
-                         {"signature", signatures[p.name]},
+                         {"signature", sig->to_c_declaration()},
                          {"kforge_h", *kforge_h},
                          {"code_label", run.code_label},
                          {"file_kind", cuda ? "CUDA source (.cu)" : "C++ source (.cpp)"},
                          {"allowed_libraries", allowed},
                          {"target", target}});
-      if (!first) {
-        log::error(c.config.name + ": " + first.error().message);
-        return kExitUsage;
-      }
-      first_turns[{ci, p.name}] = *first;
-      for (int s = 0; s < c.samples; ++s) {
-        ++total_units;
-        UnitKey key{c.config.name, p.name, s};
-        auto it = prior.find(key);
-        if (it != prior.end() && unit_finished(it->second)) {
-          ++already_done;
-          for (const auto& r : it->second)
-            if (record_correct(r)) {
-              ++totals.units_correct;
-              break;
-            }
-          continue;
-        }
-        Unit u;
-        u.config_index = ci;
-        u.job.key = key;
-        u.job.problem = &p;
-        u.job.provider = c.provider.get();
-        u.job.templates = &c.templates;
-        u.job.run = &run;
-        u.job.settings = c.settings;
-        u.job.system_prompt = c.system_prompt;
-        if (it != prior.end()) u.job.prior_records = it->second;
-        queues[ci].push_back(std::move(u));
-      }
+      if (!first_turn) return fail(Outcome::bad_input, configs[ci].config.name + ": " + first_turn.error().message);
+      first_turns[{ci, pi}] = *first_turn;
     }
   }
-  totals.units_done = already_done;
+  for (auto& c : configs) {
+    auto sys = c.templates.render("system", {{"language", cuda ? "CUDA" : "C++"}});
+    if (!sys) return fail(Outcome::bad_input, c.config.name + ": " + sys.error().message);
+    c.system_prompt = *sys;
+  }
 
-  EvaluatorJudge judge(**evaluator, o.compile_jobs > 0 ? o.compile_jobs
-                                                        : std::max(1u, std::thread::hardware_concurrency()));
+  // ---- Corpus: this invocation appends to its shard's file; the folder's union is the prior state ----
+  auto writer = corpus::Writer::open(out, shard.file_name());
+  if (!writer)
+    return fail(writer.error().code == "corpus.busy" ? Outcome::bad_input : Outcome::harness_error,
+                writer.error().message);
+  std::map<UnitKey, std::vector<corpus::Record>> prior;
+  ProgressCounts counts;
+  if (corpus::has_corpus(out)) {
+    auto loaded = corpus::load(out);
+    if (!loaded) return fail(Outcome::harness_error, loaded.error().message);
+    for (auto& r : loaded->records) {
+      if (!shard.owns(r.key())) continue;
+      counts.cost_usd += r.cost_usd;
+      counts.tokens += r.usage.total();
+      prior[r.key()].push_back(std::move(r));
+    }
+  }
+
   SigintGuard sigint_guard;
-  std::atomic<bool> budget_hit{false};
-  std::string budget_reason;
-  std::mutex budget_mu;
-  auto may_call = [&]() -> bool {
-    if (g_interrupts.load() > 0) return false;
-    std::lock_guard lock(totals.mu);
-    std::string reason;
-    if (o.budget_usd && totals.cost >= *o.budget_usd)
-      reason = "USD budget reached ($" + fmt(totals.cost, 4) + " of $" + fmt(*o.budget_usd, 4) + ")";
-    else if (o.budget_tokens && totals.tokens >= *o.budget_tokens)
-      reason = "token budget reached (" + std::to_string(totals.tokens) + " of " + std::to_string(*o.budget_tokens) + ")";
-    if (reason.empty()) return true;
-    if (!budget_hit.exchange(true)) {
-      std::lock_guard l2(budget_mu);
-      budget_reason = reason;
-      log::warn(reason + ": no new model calls; finishing what is in flight");
-    }
-    return false;
-  };
+  BudgetPolicy budget(out, o.budget_usd, o.budget_tokens);
+  auto may_call = [&budget]() { return g_interrupts.load() == 0 && budget.allows_model_call(); };
+  const int compile_jobs =
+      o.compile_jobs > 0 ? o.compile_jobs : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  PoolJudge judge(**pool, compile_jobs);
+  std::unique_ptr<ProgressPrinter> progress;
 
-  const bool tty = o.progress_line && ::isatty(STDERR_FILENO);
-  std::mutex print_mu;
-  const auto started = Clock::now();
-  int done_this_session = 0;
-  auto progress_text = [&]() {
-    std::lock_guard lock(totals.mu);
-    double elapsed = std::chrono::duration<double>(Clock::now() - started).count();
-    int remaining = total_units - totals.units_done;
-    double eta = done_this_session > 0 ? elapsed / done_this_session * remaining : -1;
-    std::string s = "[" + std::to_string(totals.units_done) + "/" + std::to_string(total_units) + " units] " +
-                    std::to_string(totals.units_correct) + " correct, " + std::to_string(totals.evaluations) +
-                    " evaluations, $" + fmt(totals.cost, 4) + ", " + std::to_string(totals.tokens) +
-                    " tokens, elapsed " + duration_text(elapsed) + ", ETA " + (remaining == 0 ? "0m00s" : duration_text(eta));
-    return s;
-  };
-  auto on_record = [&](const nlohmann::json& r) {
-    std::string line;
-    {
-      std::lock_guard lock(totals.mu);
-      totals.cost += r.value("cost_usd", 0.0);
-      totals.tokens += tokens_of(r);
-      const std::string kind = r.value("kind", "");
-      if (kind == kKindEvaluation) ++totals.evaluations;
-      if (kind == kKindProviderFailure) ++totals.provider_failures;
-      if (kind == kKindHarnessFailure) ++totals.harness_failures;
-      if (kind == kKindUnitDone) {
-        ++totals.units_done;
-        ++done_this_session;
-        if (r.value("best_turn", nlohmann::json()).is_number()) ++totals.units_correct;
-      }
-      if (kind == kKindUnitDone) return;
-      line = r.value("config", "") + " " + r["problem"].value("name", "") + " s" + std::to_string(r.value("sample", 0)) +
-             " t" + std::to_string(r.value("turn", 0)) + ": ";
-      if (kind == kKindEvaluation) {
-        line += record_verdict(r);
-        if (auto sp = record_speedup(r); sp && record_correct(r)) line += " " + fmt(*sp, 3) + "x";
-      } else if (kind == kKindProviderFailure) {
-        line += "provider failure (" + r["error"].value("kind", "") + "): " + r["error"].value("message", "");
-      } else {
-        line += "harness failure";
-      }
-    }
-    std::lock_guard lock(print_mu);
-    if (tty) std::fprintf(stderr, "\r\033[K");
-    log::info(line);
-  };
-
-  log::info("campaign " + run.run_id + " in " + out + ": " + std::to_string(total_units) + " units (" +
-            std::to_string(problems->size()) + " problems x " + std::to_string(configs.size()) +
-            " configurations x samples), " + std::to_string(already_done) + " already done, backend " + o.backend +
-            (env->gpu_name.empty() ? "" : " on " + env->gpu_name));
-
-  // ---- Workers: per configuration, enough threads that model calls up to max_concurrent overlap
-  // with compiles and evaluations of that configuration's other units. ----
-  std::mutex queue_mu;
-  std::atomic<int> provider_failed_units{0}, harness_failed_units{0}, stopped_units{0};
-  std::atomic<bool> fatal{false};
-  std::vector<std::thread> workers;
-  for (size_t ci = 0; ci < configs.size(); ++ci) {
-    int n = std::max(1, configs[ci].config.rate_limits.max_concurrent) * 2;
-    n = std::min<int>(n, static_cast<int>(queues[ci].size()));
-    for (int w = 0; w < n; ++w) {
-      workers.emplace_back([&, ci] {
-        while (!fatal) {
-          Unit u;
-          {
-            std::lock_guard lock(queue_mu);
-            if (queues[ci].empty()) return;
-            u = std::move(queues[ci].front());
-            queues[ci].pop_front();
-          }
-          u.job.judge = &judge;
-          u.job.corpus = writer->get();
-          u.job.first_turn = first_turns[{ci, u.job.problem->name}];
-          u.job.may_call_model = may_call;
-          u.job.on_record = on_record;
-          auto outcome = run_unit(u.job);
-          if (!outcome) {
-            log::error(u.job.key.file_stem() + ": " + outcome.error().message);
-            fatal = true;
-            return;
-          }
-          if (*outcome == UnitOutcome::provider_failed) ++provider_failed_units;
-          if (*outcome == UnitOutcome::harness_failed) ++harness_failed_units;
-          if (*outcome == UnitOutcome::stopped) ++stopped_units;
-        }
-      });
-    }
+  std::vector<std::string> config_names, problem_names;
+  std::vector<int> samples, workers;
+  for (const auto& c : configs) {
+    config_names.push_back(c.config.name);
+    samples.push_back(c.samples);
+    workers.push_back(std::max(1, c.config.rate_limits.max_concurrent) * 2);
   }
-  std::atomic<bool> finished{false};
-  std::thread progress;
-  if (tty) {
-    progress = std::thread([&] {
-      while (!finished) {
-        {
-          std::lock_guard lock(print_mu);
-          std::fprintf(stderr, "\r\033[K%s", progress_text().c_str());
-          std::fflush(stderr);
-        }
-        for (int i = 0; i < 10 && !finished; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
-      }
-    });
-  }
-  for (auto& t : workers) t.join();
-  finished = true;
-  if (progress.joinable()) progress.join();
-  if (tty) std::fprintf(stderr, "\r\033[K");
+  for (const auto& p : *problems) problem_names.push_back(p.name);
+  UnitPlan plan = plan_units(config_names, samples, problem_names, shard, prior, [&](size_t ci, size_t pi, int s) {
+    auto& c = configs[ci];
+    UnitJob job;
+    job.key = {c.config.name, (*problems)[pi].name, s};
+    job.problem = &(*problems)[pi];
+    job.provider = c.provider.get();
+    job.judge = &judge;
+    job.templates = &c.templates;
+    job.corpus = writer->get();
+    job.run = &run;
+    job.settings = c.settings;
+    job.system_prompt = c.system_prompt;
+    job.first_turn = first_turns[{ci, pi}];
+    job.may_call_model = may_call;
+    job.on_record = [&progress](const corpus::Record& r) { progress->on_record(r); };
+    return job;
+  });
+  counts.total_units = plan.total_units;
+  counts.units_done = plan.already_done;
+  counts.units_correct = plan.already_correct;
+  progress = std::make_unique<ProgressPrinter>(counts, o.progress_line);
 
-  double wall = std::chrono::duration<double>(Clock::now() - started).count();
-  double busy = judge.busy_seconds();
-  log::info(progress_text());
-  log::info("evaluator busy " + fmt(busy, 1) + " s of " + fmt(wall, 1) + " s wall (" +
-            fmt(wall > 0 ? 100.0 * busy / wall : 0.0, 0) + "%)");
-  log::info("corpus: " + (fs::path(out) / kCorpusFile).string() + "; report: kforge report " + out);
+  std::string evaluators_text;
+  for (size_t i = 0; i < (*pool)->size(); ++i) evaluators_text += "\n  " + eval::describe((*pool)->slot(i));
+  log::info("campaign " + run.run_id + " in " + out + (shard.sharded() ? " (shard " + shard.text() + ")" : "") + ": " +
+            std::to_string(plan.total_units) + " units (" + std::to_string(problems->size()) + " problems x " +
+            std::to_string(configs.size()) + " configurations x samples" +
+            (shard.sharded() ? ", this shard's share" : "") + "), " + std::to_string(plan.already_done) +
+            " already done, backend " + o.backend + (env->gpu_name.empty() ? "" : " on " + env->gpu_name) + ", " +
+            std::to_string((*pool)->size()) + " evaluator(s):" + evaluators_text);
 
-  if (fatal) return kExitHarness;
-  if (g_interrupts.load() > 0) {
-    log::warn("interrupted: " + std::to_string(total_units - totals.units_done) +
-              " units left; rerun the same command to resume");
-    return 130;
+  const auto started = std::chrono::steady_clock::now();
+  progress->start();
+  SchedulerResult result = run_units(plan.queues, workers);
+  progress->stop();
+
+  summary.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  summary.evaluator_busy_s = (*pool)->busy_seconds();
+  const ProgressCounts final_counts = progress->counts();
+  summary.total_units = final_counts.total_units;
+  summary.units_done = final_counts.units_done;
+  summary.units_correct = final_counts.units_correct;
+  summary.evaluations = final_counts.evaluations;
+  summary.provider_failed_units = result.provider_failed_units;
+  summary.harness_failed_units = result.harness_failed_units;
+  summary.budget_reached = budget.reached();
+  log::info(progress->text());
+  for (size_t i = 0; i < summary.evaluator_busy_s.size(); ++i) {
+    const double busy = summary.evaluator_busy_s[i];
+    log::info(eval::describe((*pool)->slot(i)) + " busy " + fmt(busy, 1) + " s of " + fmt(summary.wall_s, 1) +
+              " s wall (" + fmt(summary.wall_s > 0 ? 100.0 * busy / summary.wall_s : 0.0, 0) + "%)");
   }
-  if (harness_failed_units > 0) {
-    log::error(std::to_string(harness_failed_units.load()) +
+  log::info("corpus: " + (fs::path(out) / shard.file_name()).string() + "; report: kforge report " + out);
+
+  const int left = summary.total_units - summary.units_done;
+  if (result.fatal) summary.outcome = Outcome::harness_error;
+  else if (g_interrupts.load() > 0) {
+    log::warn("interrupted: " + std::to_string(left) + " units left; rerun the same command to resume");
+    summary.outcome = Outcome::interrupted;
+  } else if (result.harness_failed_units > 0) {
+    log::error(std::to_string(result.harness_failed_units) +
                " units stopped on harness failures (see the log above); rerun the same command to retry them");
-    return kExitHarness;
-  }
-  if (provider_failed_units > 0) {
-    log::error(std::to_string(provider_failed_units.load()) +
+    summary.outcome = Outcome::harness_error;
+  } else if (result.provider_failed_units > 0) {
+    log::error(std::to_string(result.provider_failed_units) +
                " units stopped on provider failures (recorded in the corpus); rerun the same command to retry them");
-    return kExitFailure;
+    summary.outcome = Outcome::provider_failures;
+  } else if (summary.budget_reached) {
+    log::warn(budget.reason() + "; " + std::to_string(left) + " units left; rerun with a larger budget to continue");
   }
-  if (budget_hit) {
-    log::warn(budget_reason + "; " + std::to_string(total_units - totals.units_done) +
-              " units left; rerun with a larger budget to continue");
-    return kExitOk;
-  }
-  return kExitOk;
+  return summary;
 }
 
 }  // namespace kf::agent

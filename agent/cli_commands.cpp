@@ -2,16 +2,17 @@
 #include <filesystem>
 
 #include "agent/campaign.h"
-#include "agent/corpus.h"
 #include "agent/gnuplot.h"
 #include "agent/report.h"
 #include "agent/report_html.h"
 #include "agent/report_plots.h"
 #include "agent/reverify.h"
 #include "agent/reverify_rule.h"
+#include "agent/status.h"
 #include "cli/commands.h"
 #include "core/files.h"
 #include "core/log.h"
+#include "corpus/reader.h"
 
 namespace kf::cli {
 namespace {
@@ -58,7 +59,7 @@ int print_report(const std::vector<std::string>& dirs, const ReportOptions& o, b
   }
   std::vector<agent::ConfigSummary> all;
   for (const auto& dir : dirs) {
-    auto corpus = agent::load_corpus(dir);
+    auto corpus = corpus::load(dir);
     if (!corpus) {
       log::error(corpus.error().message);
       return kExitUsage;
@@ -90,6 +91,18 @@ int print_report(const std::vector<std::string>& dirs, const ReportOptions& o, b
                                : agent::format_report(all, *format, title);
   std::fwrite(text.data(), 1, text.size(), stdout);
   return kExitOk;
+}
+
+int exit_code(const agent::CampaignSummary& s) {
+  using Outcome = agent::CampaignSummary::Outcome;
+  switch (s.outcome) {
+    case Outcome::complete: return kExitOk;
+    case Outcome::bad_input: return kExitUsage;
+    case Outcome::harness_error: return kExitHarness;
+    case Outcome::provider_failures: return kExitFailure;
+    case Outcome::interrupted: return 130;
+  }
+  return kExitHarness;
 }
 
 void add_report_options(CLI::App* cmd, const std::shared_ptr<ReportOptions>& o) {
@@ -132,6 +145,14 @@ void add_agent_commands(CLI::App& app, Registry& registry) {
                   "Measured time per timing loop before stopping (default: the evaluator's)")
       ->check(CLI::PositiveNumber);
   run->add_flag("--no-progress", *no_progress, "Plain log lines even on a terminal");
+  run->add_option("--gpus", opts->gpus,
+                  "GPUs to evaluate on, one evaluator each: all (default on cuda) or a list of visible device "
+                  "numbers, e.g. 0,1 (repeat one to share it: 0,0)");
+  run->add_option("--evaluators", opts->evaluators, "Evaluators on the host backend (default 1)")
+      ->check(CLI::PositiveNumber);
+  run->add_option("--shard", opts->shard,
+                  "Run only shard I of N (I/N, e.g. $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT): a share of the "
+                  "units by a hash of (config, problem, sample), appended to its own corpus file in --out");
   registry.on_run(run, [=] {
     agent::CampaignOptions o = *opts;
     if (*samples > 0) o.samples = *samples;
@@ -139,14 +160,14 @@ void add_agent_commands(CLI::App& app, Registry& registry) {
     if (*budget_usd >= 0) o.budget_usd = *budget_usd;
     if (*budget_tokens >= 0) o.budget_tokens = *budget_tokens;
     o.progress_line = !*no_progress;
-    return agent::run_campaign(o);
+    return exit_code(agent::run_campaign(o));
   });
 
   // report
   auto report_dir = std::make_shared<std::string>();
   auto report_opts = std::make_shared<ReportOptions>();
   auto* report = app.add_subcommand("report", "Summarise a campaign's corpus per configuration (fast_p, speedups, cost)");
-  report->add_option("dir", *report_dir, "Run folder (holds evaluations.jsonl)")->required();
+  report->add_option("dir", *report_dir, "Run folder (holds the corpus, evaluations*.jsonl)")->required();
   add_report_options(report, report_opts);
   registry.on_run(report, [=] { return print_report({*report_dir}, *report_opts, false); });
 
@@ -174,10 +195,31 @@ void add_agent_commands(CLI::App& app, Registry& registry) {
   reverify->add_flag("--allow-vendor-libs", ro->allow_vendor_libs, "Allow cuBLAS, cuDNN and other vendor libraries");
   reverify->add_flag("--allow-reduced-precision", ro->allow_reduced_precision,
                      "Accept TF32/fp16/bf16 arithmetic on fp32 problems (only flagged)");
+  reverify->add_option("--gpus", ro->gpus,
+                       "GPUs to re-verify on, one evaluator each: all (default on cuda) or a list, e.g. 0,1 or 0,0");
+  reverify->add_option("--evaluators", ro->evaluators, "Evaluators on the host backend (default 1)")
+      ->check(CLI::PositiveNumber);
   registry.on_run(reverify, [=] {
     agent::ReverifyOptions o = *ro;
     if (*seed >= 0) o.seed = static_cast<uint64_t>(*seed);
     return agent::run_reverify(o);
+  });
+
+  // status
+  auto status_dir = std::make_shared<std::string>();
+  auto status_json = std::make_shared<bool>(false);
+  auto* status = app.add_subcommand("status", "Per-shard and total progress of a run folder, and anything recorded twice");
+  status->add_option("dir", *status_dir, "Run folder")->required();
+  status->add_flag("--json", *status_json, "Print JSON instead of the table");
+  registry.on_run(status, [=] {
+    auto st = agent::run_status(*status_dir);
+    if (!st) {
+      log::error(st.error().message);
+      return kExitUsage;
+    }
+    std::string text = *status_json ? st->dump(2) + "\n" : agent::format_status(*st);
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    return st->at("duplicates").empty() ? kExitOk : kExitFailure;
   });
 }
 

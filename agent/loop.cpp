@@ -23,18 +23,24 @@ nlohmann::json usage_json(const Usage& u) {
           {"reasoning_tokens_source", to_string(u.reasoning_source)}};
 }
 
-nlohmann::json base_record(const UnitJob& job, const char* kind, int turn) {
+corpus::TokenUsage usage_of(const Usage& u) {
+  return {u.input_tokens, u.cached_input_tokens, u.output_tokens, u.reasoning_tokens, to_string(u.reasoning_source)};
+}
+
+corpus::Record base_record(const UnitJob& job, corpus::Kind kind, int turn) {
   const auto& cfg = job.provider->config();
-  return {{"schema", kCorpusSchema},
-          {"kind", kind},
-          {"run_id", job.run->run_id},
-          {"session", job.run->session},
-          {"config", job.key.config},
-          {"provider", to_string(cfg.provider)},
-          {"model", cfg.model},
-          {"problem", job.problem->to_json()},
-          {"sample", job.key.sample},
-          {"turn", turn}};
+  corpus::Record r;
+  r.kind = kind;
+  r.run_id = job.run->run_id;
+  r.session = job.run->session;
+  r.shard = job.run->shard;
+  r.config = job.key.config;
+  r.provider = to_string(cfg.provider);
+  r.model = cfg.model;
+  r.problem = job.problem->ref();
+  r.sample = job.key.sample;
+  r.turn = turn;
+  return r;
 }
 
 std::string turn_stem(const UnitJob& job, int turn) { return job.key.file_stem() + "__t" + std::to_string(turn); }
@@ -49,25 +55,24 @@ struct Resumed {
 
 Result<Resumed> resume_state(const UnitJob& job) {
   Resumed st;
-  std::vector<const nlohmann::json*> evals;
+  std::vector<const corpus::Record*> evals;
   for (const auto& r : job.prior_records)
-    if (r.value("kind", "") == kKindEvaluation) evals.push_back(&r);
-  std::sort(evals.begin(), evals.end(),
-            [](const auto* a, const auto* b) { return a->value("turn", 0) < b->value("turn", 0); });
+    if (r.kind == corpus::Kind::evaluation) evals.push_back(&r);
+  std::stable_sort(evals.begin(), evals.end(), [](const auto* a, const auto* b) { return a->turn < b->turn; });
   for (const auto* r : evals) {
-    int turn = r->value("turn", 0);
+    int turn = r->turn;
     if (turn < st.next_turn) continue;  // a duplicate would be a bug elsewhere; never replay it twice
-    std::string reply_rel = r->contains("reply") ? (*r)["reply"].value("path", "") : "";
+    std::string reply_rel = r->reply ? r->reply->path : "";
     auto reply_text = read_file((fs::path(job.corpus->dir()) / reply_rel).string());
     if (!reply_text)
       return make_error("corpus.reply_missing", "cannot resume " + job.key.file_stem() + ": reply file '" +
                                                     reply_rel + "' is missing from the corpus folder");
     auto reply = nlohmann::json::parse(*reply_text, nullptr, false);
-    st.attempts.push_back({reply.is_object() ? reply.value("answer", "") : "", r->value("feedback", "")});
+    st.attempts.push_back({reply.is_object() ? reply.value("answer", "") : "", r->feedback});
     st.next_turn = turn + 1;
-    st.last_correct = record_correct(*r);
+    st.last_correct = r->correct();
     if (st.last_correct) {
-      double sp = record_speedup(*r).value_or(0.0);
+      double sp = r->speedup().value_or(0.0);
       if (!st.best_turn || sp > st.best_speedup) {
         st.best_turn = turn;
         st.best_speedup = sp;
@@ -77,28 +82,22 @@ Result<Resumed> resume_state(const UnitJob& job) {
   return st;
 }
 
-Status append(const UnitJob& job, const nlohmann::json& record) {
-  // Model text can quote anything, keys included if a key ever reached a prompt: redact.
-  auto line = nlohmann::json::parse(secrets::redact(record.dump()));
-  if (auto st = job.corpus->append(line); !st) return st;
-  job.on_record(line);
+Status append(const UnitJob& job, corpus::Record record) {
+  record.recorded_at = corpus::utc_now_iso();
+  if (auto st = job.corpus->append(record); !st) return st;  // the writer redacts secrets
+  job.on_record(record);
   return ok_status();
 }
 
 Status finish(const UnitJob& job, int turn, const std::string& reason, const Resumed& st) {
-  auto r = base_record(job, kKindUnitDone, turn);
-  r["reason"] = reason;
-  r["turns_used"] = turn;
-  r["best_turn"] = st.best_turn ? nlohmann::json(*st.best_turn) : nlohmann::json(nullptr);
-  r["recorded_at"] = utc_now_iso();
-  return append(job, r);
+  auto r = base_record(job, corpus::Kind::unit_done, turn);
+  r.reason = reason;
+  r.turns_used = turn;
+  r.best_turn = st.best_turn;
+  return append(job, std::move(r));
 }
 
 }  // namespace
-
-nlohmann::json ProblemInfo::to_json() const {
-  return {{"name", name}, {"file_hash", file_hash}, {"category", category}, {"path", path}};
-}
 
 std::string to_string(UnitOutcome o) {
   switch (o) {
@@ -110,8 +109,8 @@ std::string to_string(UnitOutcome o) {
   return "?";
 }
 
-bool unit_finished(const std::vector<nlohmann::json>& prior) {
-  return std::any_of(prior.begin(), prior.end(), [](const auto& r) { return r.value("kind", "") == kKindUnitDone; });
+bool unit_finished(const std::vector<corpus::Record>& prior) {
+  return std::any_of(prior.begin(), prior.end(), [](const auto& r) { return r.kind == corpus::Kind::unit_done; });
 }
 
 Result<UnitOutcome> run_unit(const UnitJob& job) {
@@ -136,19 +135,18 @@ Result<UnitOutcome> run_unit(const UnitJob& job) {
   for (int turn = st.next_turn; turn <= turns; ++turn) {
     if (!job.may_call_model()) return UnitOutcome::stopped;
     auto messages = build_messages(job.system_prompt, job.first_turn, st.attempts, job.settings.keep_last_attempts);
-    const std::string started_at = utc_now_iso();
+    const std::string started_at = corpus::utc_now_iso();
     auto result = job.provider->complete(messages);
 
     if (auto* err = std::get_if<ProviderError>(&result)) {
-      auto r = base_record(job, kKindProviderFailure, turn);
-      r["error"] = {{"kind", to_string(err->kind)}, {"cause", to_string(err->cause)}, {"message", err->message},
-                    {"advice", err->advice}, {"http_status", err->http_status}, {"attempts", err->attempts}};
-      r["usage"] = usage_json(err->usage);
-      r["cost_usd"] = cost_usd(err->usage, job.provider->config().prices);
-      r["started_at"] = started_at;
-      r["recorded_at"] = utc_now_iso();
-      r["environment"] = job.run->environment;
-      if (auto s = append(job, r); !s) return s.error();
+      auto r = base_record(job, corpus::Kind::provider_failure, turn);
+      r.error = corpus::ProviderErrorInfo{to_string(err->kind), to_string(err->cause), err->message,
+                                          err->advice,          err->http_status,      err->attempts};
+      r.usage = usage_of(err->usage);
+      r.cost_usd = cost_usd(err->usage, job.provider->config().prices);
+      r.started_at = started_at;
+      r.environment = job.run->environment;
+      if (auto s = append(job, std::move(r)); !s) return s.error();
       return UnitOutcome::provider_failed;
     }
     const Reply& reply = std::get<Reply>(result);
@@ -160,53 +158,48 @@ Result<UnitOutcome> run_unit(const UnitJob& job) {
     auto reply_path = job.corpus->write_companion("replies", stem + ".json", secrets::redact(reply_doc.dump(2)));
     if (!reply_path) return reply_path.error();
 
-    auto record = base_record(job, kKindEvaluation, turn);
-    record["usage"] = usage_json(reply.usage);
-    record["cost_usd"] = reply.cost_usd;
-    record["reply"] = {{"path", *reply_path},
-                       {"finish_reason", reply.finish_reason},
-                       {"model_reported", reply.model},
-                       {"attempts", reply.attempts},
-                       {"latency_s", reply.latency_s},
-                       {"answer_chars", reply.answer.size()},
-                       {"reasoning_chars", reply.reasoning.size()}};
-    record["started_at"] = started_at;
-    record["environment"] = job.run->environment;
+    auto record = base_record(job, corpus::Kind::evaluation, turn);
+    record.usage = usage_of(reply.usage);
+    record.cost_usd = reply.cost_usd;
+    record.reply = corpus::ReplyRef{*reply_path,
+                                    reply.finish_reason,
+                                    reply.model,
+                                    reply.attempts,
+                                    reply.latency_s,
+                                    static_cast<int64_t>(reply.answer.size()),
+                                    static_cast<int64_t>(reply.reasoning.size())};
+    record.started_at = started_at;
+    record.environment = job.run->environment;
 
     nlohmann::json verdict;
     Extraction ex = extract_source(reply.answer);
     if (!ex.source) {
-      record["extraction"] = ex.failure;
-      record["source"] = nullptr;
+      record.extraction = ex.failure;
       verdict = no_code_verdict(ex.failure, ex.message);
     } else {
-      record["extraction"] = "ok";
+      record.extraction = "ok";
       auto src_path = job.corpus->write_companion("sources", stem + job.run->source_extension, *ex.source);
       if (!src_path) return src_path.error();
-      record["source"] = {{"path", *src_path}, {"sha256", sha256_hex(*ex.source)}};
+      record.source = corpus::SourceRef{*src_path, sha256_hex(*ex.source)};
       const std::string abs_source = fs::absolute(fs::path(job.corpus->dir()) / *src_path).string();
-      verdict = job.judge->judge(*job.problem, abs_source);
+      Judgment judged = job.judge->judge(*job.problem, abs_source);
+      verdict = std::move(judged.verdict);
+      record.evaluator = judged.evaluator;
       if (verdict.value("verdict", "") == "harness_error") {
-        auto r = base_record(job, kKindHarnessFailure, turn);
-        r["usage"] = record["usage"];
-        r["cost_usd"] = record["cost_usd"];
-        r["reply"] = record["reply"];
-        r["source"] = record["source"];
-        r["verdict"] = verdict;
-        r["started_at"] = started_at;
-        r["recorded_at"] = utc_now_iso();
-        r["environment"] = job.run->environment;
-        if (auto s = append(job, r); !s) return s.error();
+        auto r = record;
+        r.kind = corpus::Kind::harness_failure;
+        r.extraction.clear();
+        r.verdict = verdict;
+        if (auto s = append(job, std::move(r)); !s) return s.error();
         log::error("harness failure judging " + stem + ": " + verdict.dump());
         return UnitOutcome::harness_failed;
       }
     }
     auto feedback = render_feedback(*job.templates, verdict, job.run->code_label);
     if (!feedback) return feedback.error();
-    record["verdict"] = verdict;
-    record["feedback"] = *feedback;
-    record["recorded_at"] = utc_now_iso();
-    if (auto s = append(job, record); !s) return s.error();
+    record.verdict = verdict;
+    record.feedback = *feedback;
+    if (auto s = append(job, std::move(record)); !s) return s.error();
 
     st.attempts.push_back({reply.answer, *feedback});
     st.next_turn = turn + 1;

@@ -3,17 +3,21 @@
 // T turns, recording every evaluation in the corpus. Resumes from the corpus's earlier records.
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "agent/conversation.h"
-#include "agent/corpus.h"
+#include "corpus/record.h"
+#include "corpus/writer.h"
 #include "agent/prompt_templates.h"
 #include "providers/provider.h"
 
 namespace kf::agent {
+
+using corpus::UnitKey;
 
 struct ProblemInfo {
   std::string name;       // file stem, e.g. 19_ReLU
@@ -21,23 +25,29 @@ struct ProblemInfo {
   std::string file_hash;  // sha256 of the file
   std::string category;
   std::string source;
-  nlohmann::json to_json() const;  // {"name", "file_hash", "category", "path"}
+  corpus::ProblemRef ref() const { return {name, file_hash, category, path}; }
+};
+
+// What a judge answers: the verdict and the evaluator (slot, GPU) that produced it.
+struct Judgment {
+  nlohmann::json verdict;  // the verdict JSON of `kforge eval --json`
+  std::optional<corpus::EvaluatorRef> evaluator;
 };
 
 // Compiles and judges a candidate source file against a problem. Implementations decide how
-// compiles and evaluations share the machine (the campaign's: a CPU pool, one evaluation per GPU).
+// compiles and evaluations share the machine (the campaign's: a CPU pool, one evaluator per GPU).
 class KernelJudge {
  public:
   virtual ~KernelJudge() = default;
-  // The verdict JSON of `kforge eval --json`.
-  virtual nlohmann::json judge(const ProblemInfo& problem, const std::string& source_path) = 0;
+  virtual Judgment judge(const ProblemInfo& problem, const std::string& source_path) = 0;
 };
 
 // What every record of a campaign shares.
 struct RunContext {
   std::string run_id;
   int session = 1;             // invocation of `kforge run` on this folder (1, 2, ... on resume)
-  nlohmann::json environment;  // kforge_version, backend, gpu_name, gpu_arch, torch, cuda
+  corpus::Environment environment;
+  std::string shard;           // "I/N" under `kforge run --shard`, else empty
   std::string source_extension = ".cu";  // ".cu" (cuda) or ".cpp" (host)
   std::string code_label = "cuda";
 };
@@ -62,21 +72,21 @@ struct UnitJob {
   Provider* provider = nullptr;
   KernelJudge* judge = nullptr;
   const PromptTemplates* templates = nullptr;
-  CorpusWriter* corpus = nullptr;
+  corpus::Writer* corpus = nullptr;
   const RunContext* run = nullptr;
   UnitSettings settings;
   std::string system_prompt;
   std::string first_turn;
   // Earlier records of this unit (any kind), in corpus order, for resuming.
-  std::vector<nlohmann::json> prior_records;
+  std::vector<corpus::Record> prior_records;
   // Asked before every model call; false stops the unit (budget exhausted, Ctrl-C).
   std::function<bool()> may_call_model = [] { return true; };
   // Called with every record appended (for spend accounting and progress).
-  std::function<void(const nlohmann::json&)> on_record = [](const nlohmann::json&) {};
+  std::function<void(const corpus::Record&)> on_record = [](const corpus::Record&) {};
 };
 
 // True when the prior records already hold a unit_done record.
-bool unit_finished(const std::vector<nlohmann::json>& prior_records);
+bool unit_finished(const std::vector<corpus::Record>& prior_records);
 
 // Runs (or resumes) the unit. Errors are corpus write failures and unreadable prior replies.
 Result<UnitOutcome> run_unit(const UnitJob& job);

@@ -22,13 +22,6 @@ std::string fmt_opt(const std::optional<double>& v, int decimals, const std::str
 }
 nlohmann::json opt_json(const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); }
 
-int64_t record_tokens(const nlohmann::json& r) {
-  if (!r.contains("usage") || !r["usage"].is_object()) return 0;
-  const auto& u = r["usage"];
-  return u.value("input_tokens", int64_t{0}) + u.value("output_tokens", int64_t{0}) +
-         u.value("reasoning_tokens", int64_t{0});
-}
-
 bool compiled_verdict(const std::string& v) { return v != "no_code" && v != "compile_error" && !v.empty(); }
 
 struct UnitState {
@@ -39,7 +32,7 @@ struct UnitState {
   std::optional<double> best_speedup;
   std::optional<int> first_correct_turn;
   int max_turn = 0;                      // the last turn with a reply
-  const nlohmann::json* best = nullptr;  // the record load_corpus marked "best"
+  const corpus::Record* best = nullptr;  // the record the reader marked "best"
 };
 
 }  // namespace
@@ -74,42 +67,40 @@ int ConfigSummary::provider_failures_total() const {
   return n;
 }
 
-std::vector<ConfigSummary> summarize(const Corpus& corpus, const VerifiedSpeedupRule& rule) {
+std::vector<ConfigSummary> summarize(const corpus::Corpus& corpus, const VerifiedSpeedupRule& rule) {
+  using corpus::Kind;
   std::map<std::string, ConfigSummary> by_config;
   std::map<std::string, std::map<std::pair<std::string, int>, UnitState>> units;
   for (const auto& r : corpus.records) {
-    const std::string kind = r.value("kind", "");
-    if (kind == kKindUnitDone) continue;
-    UnitKey key = unit_key_of(r);
-    auto& s = by_config[key.config];
-    s.config = key.config;
-    if (s.provider.empty()) s.provider = r.value("provider", "");
-    if (s.model.empty()) s.model = r.value("model", "");
-    s.tokens += record_tokens(r);
-    s.cost_usd += r.value("cost_usd", 0.0);
-    auto& u = units[key.config][{key.problem, key.sample}];
-    if (u.category.empty() && r.contains("problem")) u.category = r["problem"].value("category", "other");
-    if (kind == kKindProviderFailure) {
-      std::string ek = r.contains("error") ? r["error"].value("kind", "unknown") : "unknown";
+    if (r.kind == Kind::unit_done) continue;
+    auto& s = by_config[r.config];
+    s.config = r.config;
+    if (s.provider.empty()) s.provider = r.provider;
+    if (s.model.empty()) s.model = r.model;
+    s.tokens += r.usage.total();
+    s.cost_usd += r.cost_usd;
+    auto& u = units[r.config][{r.problem.name, r.sample}];
+    if (u.category.empty()) u.category = r.problem.category.empty() ? "other" : r.problem.category;
+    if (r.kind == Kind::provider_failure) {
+      std::string ek = r.error && !r.error->kind.empty() ? r.error->kind : "unknown";
       s.provider_failures[ek]++;
       continue;
     }
-    if (kind == kKindHarnessFailure) {
+    if (r.kind == Kind::harness_failure) {
       s.harness_failures++;
       continue;
     }
-    if (kind != kKindEvaluation) continue;
     s.evaluations++;
     u.replied = true;
-    u.max_turn = std::max(u.max_turn, r.value("turn", 0));
-    std::string v = record_verdict(r);
+    u.max_turn = std::max(u.max_turn, r.turn);
+    const std::string v = r.verdict_name();
     if (compiled_verdict(v)) u.compiled = true;
-    if (record_correct(r)) {
+    if (r.correct()) {
       u.correct = true;
-      const int turn = r.value("turn", 0);
+      const int turn = r.turn;
       if (!u.first_correct_turn || turn < *u.first_correct_turn) u.first_correct_turn = turn;
-      if (r.value("best", false)) u.best = &r;
-      auto sp = record_speedup(r);
+      if (r.best) u.best = &r;
+      auto sp = r.speedup();
       if (sp && (!u.best_speedup || *sp > *u.best_speedup)) u.best_speedup = sp;
     } else {
       s.kernel_failures[v.empty() ? "unknown" : v]++;
@@ -138,7 +129,7 @@ std::vector<ConfigSummary> summarize(const Corpus& corpus, const VerifiedSpeedup
       outcome.first_correct_turn = u.first_correct_turn;
       outcome.best_speedup = u.best_speedup;
       if (u.best) {
-        outcome.best_turn = u.best->value("turn", 0);
+        outcome.best_turn = u.best->turn;
         outcome.judgement = rule.judge(*u.best);
       }
       s.outcomes.push_back(outcome);

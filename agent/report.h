@@ -7,8 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "agent/corpus.h"
 #include "agent/reverify_rule.h"
+#include "corpus/reader.h"
 
 namespace kf::agent {
 
@@ -76,7 +76,7 @@ inline const std::vector<std::string>& fast_thresholds() {
 
 // One summary per configuration found in the corpus, sorted by name. `rule` decides which speedups
 // are verified (VerifiedSpeedupRule::for_folder(corpus.dir) applies the folder's reverify results).
-std::vector<ConfigSummary> summarize(const Corpus& corpus, const VerifiedSpeedupRule& rule = {});
+std::vector<ConfigSummary> summarize(const corpus::Corpus& corpus, const VerifiedSpeedupRule& rule = {});
 
 std::optional<double> median(std::vector<double> values);
 std::optional<double> geometric_mean(const std::vector<double>& values);

@@ -1,7 +1,8 @@
 #pragma once
 // `kforge reverify DIR`: re-judges every correct kernel of a corpus with new seeds and a freshly
 // timed baseline, and says which claimed speedups hold within the measured spread. The results go to
-// DIR/reverify.json (where `kforge report` finds them) and, with --out, to that file too.
+// DIR/reverify.json (where `kforge report` finds them) and, with --out, to that file too. Kernels are spread
+// over the evaluators of --gpus / --evaluators; the table keeps the corpus order.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -17,6 +18,8 @@ struct ReverifyOptions {
   bool best_only = false;       // only each unit's best kernel
   bool allow_vendor_libs = false;
   bool allow_reduced_precision = false;
+  std::string gpus;             // --gpus: "" (all visible on cuda, 1 on host), "all", or "0,1,..."
+  int evaluators = 0;           // --evaluators N on the host backend
 };
 
 int run_reverify(const ReverifyOptions& options);

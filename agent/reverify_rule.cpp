@@ -86,15 +86,10 @@ Result<ReverifyResults> ReverifyResults::parse(const nlohmann::json& doc, const 
   return out;
 }
 
-std::optional<std::string> ReverifyResults::status_of(const nlohmann::json& r) const {
-  if (!r.is_object() || !string_field(r, "config") || !r.contains("problem") || !r["problem"].is_object() ||
-      !string_field(r["problem"], "name"))
-    return std::nullopt;
-  const int sample = r.contains("sample") && r["sample"].is_number_integer() ? r["sample"].get<int>() : 0;
-  const int turn = r.contains("turn") && r["turn"].is_number_integer() ? r["turn"].get<int>() : 0;
-  auto it = entries_.find({r["config"].get<std::string>(), r["problem"]["name"].get<std::string>(), sample, turn});
+std::optional<std::string> ReverifyResults::status_of(const corpus::Record& r) const {
+  auto it = entries_.find({r.config, r.problem.name, r.sample, r.turn});
   if (it == entries_.end()) return std::nullopt;
-  const std::string hash = r["problem"].value("file_hash", "");
+  const std::string& hash = r.problem.file_hash;
   if (!it->second.file_hash.empty() && !hash.empty() && it->second.file_hash != hash) return std::nullopt;
   return it->second.status;
 }
@@ -133,10 +128,8 @@ SpeedupJudgement VerifiedSpeedupRule::judge_verdict(const nlohmann::json& verdic
   return j;
 }
 
-SpeedupJudgement VerifiedSpeedupRule::judge(const nlohmann::json& record) const {
-  static const nlohmann::json kNone;
-  const auto& verdict = record.is_object() && record.contains("verdict") ? record["verdict"] : kNone;
-  return judge_verdict(verdict, reverify_ ? reverify_->status_of(record) : std::nullopt);
+SpeedupJudgement VerifiedSpeedupRule::judge(const corpus::Record& record) const {
+  return judge_verdict(record.verdict, reverify_ ? reverify_->status_of(record) : std::nullopt);
 }
 
 }  // namespace kf::agent

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/result.h"
+#include "corpus/record.h"
 
 namespace kf::agent {
 
@@ -41,7 +42,7 @@ class ReverifyResults {
 
   // The status recorded for the kernel of this corpus record, if reverify judged it (and the problem
   // file's hash is the one the record names).
-  std::optional<std::string> status_of(const nlohmann::json& record) const;
+  std::optional<std::string> status_of(const corpus::Record& record) const;
   size_t size() const { return entries_.size(); }
   const std::string& origin() const { return origin_; }
   const nlohmann::json& seed() const { return seed_; }
@@ -83,7 +84,7 @@ class VerifiedSpeedupRule {
   static Result<VerifiedSpeedupRule> for_folder(const std::string& dir);
 
   // A corpus record holding a correct verdict.
-  SpeedupJudgement judge(const nlohmann::json& record) const;
+  SpeedupJudgement judge(const corpus::Record& record) const;
   // A bare verdict with the reverify status that applies to it, if any.
   static SpeedupJudgement judge_verdict(const nlohmann::json& verdict, const std::optional<std::string>& status);
 

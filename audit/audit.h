@@ -53,6 +53,8 @@ struct ProblemAudit {
   std::optional<Error> error;        // the problem could not be audited (load / reference failure)
   std::optional<eval::BaselineTiming> baseline;  // its eager baseline, when the request asked for it
   std::optional<Error> baseline_error;          // why the baseline could not be timed
+  // The evaluator that audited it (`--gpus`): {"slot", "gpu_index", "gpu_name", "gpu_uuid"}; null if not set.
+  nlohmann::json evaluator;
   bool any_allclose_pass(size_t tolerance_index) const;
   bool any_kforge_pass() const;
   // Some trivial output that passes allclose at this tolerance is itself a correct answer.

@@ -1,6 +1,9 @@
 // `kforge audit`: which trivial outputs pass KernelBench's allclose check and kforge's verifier.
 #include <iostream>
 #include <memory>
+#include <mutex>
+#include <optional>
+#include <thread>
 #include <sstream>
 
 #include "audit/audit.h"
@@ -10,6 +13,7 @@
 #include "core/files.h"
 #include "core/log.h"
 #include "evaluator/evaluator.h"
+#include "evaluator/pool.h"
 
 namespace kf::cli {
 namespace {
@@ -26,7 +30,16 @@ struct AuditOptions {
   std::string json_file;
   bool strict = false;
   bool baseline = false;
+  std::string gpus;    // --gpus: one evaluator per listed GPU ("" / all: every visible GPU)
+  int evaluators = 0;  // --evaluators N on the host backend
 };
+
+nlohmann::json slot_json(const eval::EvaluatorSlot& s) {
+  return {{"slot", s.slot},
+          {"gpu_index", s.gpu ? nlohmann::json(s.gpu->index) : nlohmann::json(nullptr)},
+          {"gpu_name", s.gpu ? s.gpu->name : ""},
+          {"gpu_uuid", s.gpu ? s.gpu->uuid : ""}};
+}
 
 int run_audit_command(const AuditOptions& o) {
   auto backend = eval::parse_backend(o.backend);
@@ -58,38 +71,84 @@ int run_audit_command(const AuditOptions& o) {
     return kExitUsage;
   }
 
+  std::vector<eval::GpuDevice> gpus;
+  if (*backend == eval::Backend::cuda) {
+    auto visible = eval::visible_gpus();
+    if (!visible) {
+      log::error(visible.error().message);
+      return kExitHarness;
+    }
+    gpus = *visible;
+  }
+  auto slots = eval::plan_evaluators(*backend, o.gpus, o.evaluators, gpus);
+  if (!slots) {
+    log::error(slots.error().message);
+    return kExitUsage;
+  }
   eval::EvaluatorOptions options;
   options.backend = *backend;
   options.python = o.python;
   options.precision = o.precision;
   options.measure_baseline = o.baseline;
   options.time_candidate = false;
-  auto evaluator = eval::Evaluator::create(options);
-  if (!evaluator) {
-    log::error("cannot start the evaluator for the audit: " + evaluator.error().message);
+  auto pool = eval::EvaluatorPool::create(options, *slots);
+  if (!pool) {
+    log::error("cannot start the evaluator for the audit: " + pool.error().message);
     return kExitHarness;
   }
 
+  // Problems go to whichever evaluator is free, one problem per evaluator at a time; the report keeps
+  // the order of the problem list.
   audit::AuditRequest request;
   request.problems = *files;
   request.seeds = o.seeds;
   request.kernelbench_trials = o.kernelbench_trials;
   request.tolerances = o.tolerances;
-  eval::Evaluator& ev = **evaluator;
   const size_t count = request.problems.size();
-  size_t index = 0;
-  auto report = audit::run_audit(
-      request,
-      [&ev, &request](const std::string& path, audit::TrialSet set, int trial, const std::vector<double>& tolerances) {
-        return set == audit::TrialSet::kernelbench
-                   ? ev.kernelbench_trivial_stats(path, trial, request.kernelbench_trials, tolerances)
-                   : ev.trivial_stats(path, trial, tolerances);
-      },
-      [&](const std::string& name) {
-        log::info("audit " + std::to_string(++index) + "/" + std::to_string(count) + ": " + name);
-      },
-      o.baseline ? audit::BaselineSource([&ev](const std::string& path) { return ev.time_baseline(path); })
-                 : audit::BaselineSource{});
+  audit::AuditReport report;
+  report.tolerances = request.tolerances;
+  report.seeds = request.seeds;
+  report.kernelbench_trials = request.kernelbench_trials;
+  std::vector<std::optional<audit::ProblemAudit>> audited(count);
+  std::mutex mu;
+  size_t next = 0, started = 0;
+  std::vector<std::thread> workers;
+  for (size_t w = 0; w < std::min((*pool)->size(), count); ++w)
+    workers.emplace_back([&] {
+      while (true) {
+        size_t i;
+        {
+          std::lock_guard lock(mu);
+          if (next >= count) return;
+          i = next++;
+        }
+        auto lease = (*pool)->acquire();
+        eval::Evaluator& ev = lease.evaluator();
+        audit::AuditRequest one = request;
+        one.problems = {request.problems[i]};
+        auto part = audit::run_audit(
+            one,
+            [&ev, &request](const std::string& path, audit::TrialSet set, int trial,
+                            const std::vector<double>& tolerances) {
+              return set == audit::TrialSet::kernelbench
+                         ? ev.kernelbench_trivial_stats(path, trial, request.kernelbench_trials, tolerances)
+                         : ev.trivial_stats(path, trial, tolerances);
+            },
+            [&](const std::string& name) {
+              std::lock_guard lock(mu);
+              log::info("audit " + std::to_string(++started) + "/" + std::to_string(count) + ": " + name +
+                        ((*pool)->size() > 1 ? " (" + eval::describe(lease.slot()) + ")" : ""));
+            },
+            o.baseline ? audit::BaselineSource([&ev](const std::string& path) { return ev.time_baseline(path); })
+                       : audit::BaselineSource{});
+        std::lock_guard lock(mu);
+        part.problems.front().evaluator = slot_json(lease.slot());
+        audited[i] = std::move(part.problems.front());
+      }
+    });
+  for (auto& t : workers) t.join();
+  for (auto& p : audited)
+    if (p) report.problems.push_back(std::move(*p));
   report.precision = o.precision;
   report.backend = o.backend;
 
@@ -148,6 +207,10 @@ void add_audit_commands(CLI::App& app, Registry& registry) {
                 "Exit 1 when kforge's verifier admits a trivial output on some problem");
   cmd->add_flag("--baseline", options->baseline,
                 "Also time each problem's PyTorch eager baseline, as `kforge eval` does");
+  cmd->add_option("--gpus", options->gpus,
+                  "GPUs to audit on, one evaluator each: all (default on cuda) or a list, e.g. 0,1 or 0,0");
+  cmd->add_option("--evaluators", options->evaluators, "Evaluators on the host backend (default 1)")
+      ->check(CLI::PositiveNumber);
   registry.on_run(cmd, [options] { return run_audit_command(*options); });
 }
 

@@ -177,6 +177,7 @@ nlohmann::json to_json(const AuditReport& report) {
   nlohmann::json problems = nlohmann::json::array();
   for (const auto& problem : report.problems) {
     nlohmann::json p = {{"problem", problem.path}, {"name", problem.name}};
+    if (!problem.evaluator.is_null()) p["evaluator"] = problem.evaluator;
     if (problem.error) {
       p["error"] = {{"code", problem.error->code}, {"message", problem.error->message}};
       p["trivial"] = nlohmann::json::array();

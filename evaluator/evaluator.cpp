@@ -238,7 +238,9 @@ Result<std::unique_ptr<Evaluator>> Evaluator::create(const EvaluatorOptions& opt
     return make_error("harness.work_root", "cannot create a private folder under " + o.work_root + ": " +
                                                std::strerror(errno));
   impl->oracle_log = tmpl + "/oracle.log";
-  impl->oracle = std::make_unique<OracleClient>(o.python, script, impl->oracle_log);
+  std::map<std::string, std::string> oracle_env;
+  if (!o.cuda_visible_devices.empty()) oracle_env["CUDA_VISIBLE_DEVICES"] = o.cuda_visible_devices;
+  impl->oracle = std::make_unique<OracleClient>(o.python, script, impl->oracle_log, std::move(oracle_env));
   return std::unique_ptr<Evaluator>(new Evaluator(std::move(impl)));
 }
 
@@ -641,7 +643,8 @@ Verdict Evaluator::Impl::evaluate(const std::string& problem, const Compiled& co
     if (const char* p = std::getenv("LD_LIBRARY_PATH"); p && *p) ld = std::string(p) + ":" + ld;
     env["LD_LIBRARY_PATH"] = ld;
     env["CUDA_HOME"] = opt.cuda_home;
-    if (const char* d = std::getenv("CUDA_VISIBLE_DEVICES"); d) env["CUDA_VISIBLE_DEVICES"] = d;
+    if (!opt.cuda_visible_devices.empty()) env["CUDA_VISIBLE_DEVICES"] = opt.cuda_visible_devices;
+    else if (const char* d = std::getenv("CUDA_VISIBLE_DEVICES"); d) env["CUDA_VISIBLE_DEVICES"] = d;
   }
   Session s;
   if (timing_plan) {

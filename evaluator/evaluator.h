@@ -31,6 +31,9 @@ struct EvaluatorOptions {
   std::string cache_dir;           // compile cache; empty: $XDG_CACHE_HOME/kforge or ~/.cache/kforge
   std::string cuda_home;           // toolkit root; empty: $CUDA_HOME, else /usr/local/cuda
   std::string gpu_arch;            // e.g. "sm_90a"; empty: detect (nvidia-smi compute_cap)
+  // The GPU(s) this evaluator's oracle and runners see (CUDA_VISIBLE_DEVICES, e.g. "2" or a GPU UUID);
+  // empty: inherited from kforge's environment. One evaluator per GPU pins each one (EvaluatorPool).
+  std::string cuda_visible_devices;
   std::string runner_path;         // empty: $KFORGE_RUNNER, else kforge-runner beside the running binary
   // How far the cuda runner is isolated (docs/sandbox.md): full | shared-pid | none.
   // Empty: $KFORGE_CUDA_RUNNER_ISOLATION, else the default there.

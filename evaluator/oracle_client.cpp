@@ -20,8 +20,12 @@
 
 namespace kf::eval {
 
-OracleClient::OracleClient(std::string python, std::string script, std::string log_path)
-    : python_(std::move(python)), script_(std::move(script)), log_path_(std::move(log_path)) {}
+OracleClient::OracleClient(std::string python, std::string script, std::string log_path,
+                           std::map<std::string, std::string> env_overrides)
+    : python_(std::move(python)),
+      script_(std::move(script)),
+      log_path_(std::move(log_path)),
+      env_overrides_(std::move(env_overrides)) {}
 
 OracleClient::~OracleClient() { stop(); }
 
@@ -85,6 +89,7 @@ Status OracleClient::start() {
   spec.argv = {python_, "-u", script_, "--in-fd", std::to_string(in[0]), "--out-fd", std::to_string(out[1]),
                "--log", log_path_};
   spec.env = environment_without_secrets();
+  for (const auto& [name, value] : env_overrides_) spec.env[name] = value;
   spec.workdir = std::filesystem::path(log_path_).parent_path().string();
   spec.pass_fds = {in[0], out[1]};
   spec.profile = sandbox::Profile::oracle;

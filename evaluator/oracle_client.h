@@ -5,6 +5,7 @@
 // is), without kforge's secrets in its environment. Restarted on the next request after it dies.
 #include <nlohmann/json.hpp>
 
+#include <map>
 #include <memory>
 #include <string>
 
@@ -16,7 +17,9 @@ namespace kf::eval {
 
 class OracleClient {
  public:
-  OracleClient(std::string python, std::string script, std::string log_path);
+  // `env_overrides` replace variables of the oracle's environment (e.g. CUDA_VISIBLE_DEVICES to pin a GPU).
+  OracleClient(std::string python, std::string script, std::string log_path,
+               std::map<std::string, std::string> env_overrides = {});
   ~OracleClient();
   OracleClient(const OracleClient&) = delete;
   OracleClient& operator=(const OracleClient&) = delete;
@@ -34,6 +37,7 @@ class OracleClient {
   std::string exit_account();
 
   std::string python_, script_, log_path_;
+  std::map<std::string, std::string> env_overrides_;
   std::unique_ptr<sandbox::Job> job_;
   JsonLinesChannel channel_;
 };

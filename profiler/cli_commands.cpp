@@ -117,7 +117,7 @@ int run_project(const ProjectOptions& o) {
   auto corpus = read_corpus(o.run_dir);
   if (!corpus) return report(corpus.error(), kExitUsage);
   if (corpus->configs.empty()) {
-    log::error(o.run_dir + "/evaluations.jsonl holds no evaluations; nothing to project.");
+    log::error(o.run_dir + " holds no evaluations; nothing to project.");
     return kExitUsage;
   }
   if (!o.config.empty() && !corpus->configs.contains(o.config)) {
@@ -176,7 +176,7 @@ void add_profiler_commands(CLI::App& app, Registry& registry) {
       app.add_subcommand("project", "Amdahl projection of a campaign's winning kernels onto profiled workloads");
   project_cmd->add_option("--profile", jopts->profiles, "Profile JSON written by `kforge profile` (repeatable)")
       ->required();
-  project_cmd->add_option("--run", jopts->run_dir, "Campaign folder holding evaluations.jsonl")->required();
+  project_cmd->add_option("--run", jopts->run_dir, "Campaign folder (its corpus files, shards included)")->required();
   project_cmd->add_option("--rules", jopts->rules, "Kernel class rules (default: configs/kernel-classes.json)");
   project_cmd->add_option("--config", jopts->config, "Only this model configuration (default: each one)");
   project_cmd->add_option("--json", jopts->json_out, "Also write the projections as JSON here");

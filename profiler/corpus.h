@@ -1,5 +1,5 @@
 #pragma once
-// What the projection needs from a campaign corpus (DIR/evaluations.jsonl): per configuration and problem,
+// What the projection needs from a campaign corpus (read by corpus/reader.h, shards included): per configuration and problem,
 // the baseline time and the best correct kernel's speedup.
 #include <map>
 #include <optional>
@@ -24,7 +24,7 @@ struct CorpusSummary {
 };
 
 Result<CorpusSummary> summarize_corpus_text(const std::string& jsonl, const std::string& origin);
-// Reads DIR/evaluations.jsonl.
+// Reads the corpus of run folder DIR (every corpus file).
 Result<CorpusSummary> read_corpus(const std::string& dir);
 
 }  // namespace kf::profiler

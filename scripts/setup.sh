@@ -8,7 +8,8 @@ packages=(build-essential cmake ninja-build pkg-config git
           libcurl4-openssl-dev libssl-dev nlohmann-json3-dev libcpp-httplib-dev libcli11-dev libboost-dev
           libgtest-dev libgmock-dev libseccomp-dev
           python3 python3-torch python3-numpy
-          gnuplot-nox chromium)
+          gnuplot-nox chromium
+          slurm-wlm munge)  # slurm-wlm, munge: the Slurm array test (tests/cluster)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

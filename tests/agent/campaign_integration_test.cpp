@@ -96,7 +96,7 @@ class Campaign : public ::testing::Test {
 
   // A configuration pointing at the server. Prices: $1 per 1,000 input tokens.
   std::string write_config(const std::string& name, int turns, bool stop_first, int samples = 1,
-                           int max_attempts = 2) {
+                           int max_attempts = 2, int max_concurrent = 1) {
     json c = {{"name", name},
               {"provider", "openai-chat"},
               {"base_url", "http://127.0.0.1:" + std::to_string(port_) + "/v1"},
@@ -106,7 +106,7 @@ class Campaign : public ::testing::Test {
               {"timeouts", {{"connect_s", 2}, {"idle_s", 10}, {"total_s", 30}}},
               {"retry", {{"max_attempts", max_attempts}, {"initial_backoff_s", 0.01}, {"max_backoff_s", 0.05},
                          {"multiplier", 2.0}, {"jitter", 0.0}}},
-              {"rate_limits", {{"requests_per_minute", 0}, {"tokens_per_minute", 0}, {"max_concurrent", 1}}},
+              {"rate_limits", {{"requests_per_minute", 0}, {"tokens_per_minute", 0}, {"max_concurrent", max_concurrent}}},
               {"prices", {{"input", 1000.0}, {"cached_input", 1000.0}, {"output", 0.0}, {"reasoning", 0.0}}},
               {"loop", {{"turns", turns}, {"samples", samples}, {"stop_at_first_correct", stop_first},
                         {"keep_last_attempts", 0}}}};
@@ -127,6 +127,24 @@ class Campaign : public ::testing::Test {
     return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
   }
   std::vector<json> records() { return read_jsonl(dir_ / "run" / "evaluations.jsonl"); }
+  // Every corpus file of the run folder (shards included).
+  std::vector<json> all_records() {
+    std::vector<json> out;
+    for (const auto& e : fs::directory_iterator(dir_ / "run")) {
+      const std::string n = e.path().filename().string();
+      if (n.rfind("evaluations", 0) != 0 || e.path().extension() != ".jsonl") continue;
+      for (auto& r : read_jsonl(e.path())) out.push_back(std::move(r));
+    }
+    return out;
+  }
+  json kforge_json(const std::string& args) {
+    const std::string file = (dir_ / "out.json").string();
+    int rc = std::system((env_prefix() + kKforge + " " + args + " >'" + file + "' 2>'" + (dir_ / "out.err").string() + "'").c_str());
+    EXPECT_TRUE(WIFEXITED(rc)) << args;
+    auto j = json::parse(read_text(file), nullptr, false);
+    EXPECT_FALSE(j.is_discarded()) << args << ": " << read_text(dir_ / "out.err");
+    return j;
+  }
   std::vector<json> requests() { return read_jsonl(dir_ / "requests.jsonl"); }
   std::string log(const std::string& name = "run.log") { return read_text(dir_ / name); }
 
@@ -390,6 +408,109 @@ TEST_F(Campaign, RealRateLimitAndQuotaShapesInACampaign) {
   }
   ASSERT_GE(relu_second, 0);
   EXPECT_GE(relu_second - relu_first, 300) << "the wait named by the message, not the 10 ms backoff";
+}
+
+TEST_F(Campaign, TwoHostEvaluatorsJudgeEveryUnitOnce) {
+  start_server(demo_script(0));
+  // 3 problems x 3 samples; 2 concurrent model calls (4 workers) keep both evaluators fed.
+  auto config = write_config("pooled", 1, true, /*samples=*/3, 2, /*max_concurrent=*/2);
+  const std::string args = "--config " + config + " --problems " + kDemo + " --evaluators 2";
+  ASSERT_EQ(run(args), 0) << log();
+  auto rs = records();
+  auto evals = of_kind(rs, "evaluation");
+  ASSERT_EQ(evals.size(), 9u) << log();
+  EXPECT_EQ(keys_of(evals).size(), 9u) << "an evaluation was recorded twice";
+  EXPECT_EQ(of_kind(rs, "unit_done").size(), 9u);
+  for (const auto& r : evals) {
+    EXPECT_EQ(r["verdict"]["verdict"], "correct") << r.dump();
+    ASSERT_TRUE(r.contains("evaluator")) << r.dump();
+    EXPECT_TRUE(r["evaluator"]["slot"] == 0 || r["evaluator"]["slot"] == 1) << r.dump();
+    EXPECT_TRUE(r["evaluator"]["gpu_index"].is_null());  // host
+  }
+  auto manifest = json::parse(read_text(dir_ / "run" / "run.json"));
+  EXPECT_EQ(manifest["environment_last"]["evaluators"].size(), 2u);
+  EXPECT_NE(log().find("evaluator 1 (host) busy"), std::string::npos) << log();
+
+  // reverify spreads the kernels over 2 evaluators too and keeps the corpus order.
+  auto rv = (dir_ / "reverify.json").string();
+  int rc = std::system((env_prefix() + kKforge + " reverify " + (dir_ / "run").string() +
+                        " --evaluators 2 --seed 7 --out " + rv + " >/dev/null 2>'" + (dir_ / "rv.log").string() + "'")
+                           .c_str());
+  ASSERT_TRUE(WIFEXITED(rc) && (WEXITSTATUS(rc) == 0 || WEXITSTATUS(rc) == 1)) << read_text(dir_ / "rv.log");
+  auto doc = json::parse(read_text(rv));
+  ASSERT_EQ(doc["kernels"].size(), 9u);
+  EXPECT_EQ(doc["evaluators"].size(), 2u);
+  for (const auto& k : doc["kernels"]) {
+    EXPECT_NE(k["status"], "now_incorrect") << k.dump();
+    EXPECT_TRUE(k.contains("evaluator")) << k.dump();
+  }
+}
+
+TEST_F(Campaign, ShardsFillOneFolderAndEveryReaderSeesTheUnion) {
+  start_server(demo_script(0.05));
+  auto config = write_config("sharded", 1, true, /*samples=*/2);
+  const std::string args = "--config " + config + " --problems " + kDemo;
+  // Both shards at once, as two array tasks would.
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    ::execl("/bin/sh", "sh", "-c",
+            ("exec env " + run_command(args + " --shard 1/2") + " >'" + (dir_ / "shard1.log").string() + "' 2>&1")
+                .c_str(),
+            nullptr);
+    ::_exit(127);
+  }
+  EXPECT_EQ(run(args + " --shard 0/2", "shard0.log"), 0) << log("shard0.log");
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << log("shard1.log");
+
+  EXPECT_FALSE(fs::exists(dir_ / "run" / "evaluations.jsonl"));
+  EXPECT_TRUE(fs::exists(dir_ / "run" / "evaluations.shard-0-of-2.jsonl"));
+  EXPECT_TRUE(fs::exists(dir_ / "run" / "evaluations.shard-1-of-2.jsonl"));
+  auto rs = all_records();
+  auto evals = of_kind(rs, "evaluation");
+  EXPECT_EQ(evals.size(), 6u);
+  EXPECT_EQ(keys_of(evals).size(), 6u) << "a unit ran in both shards";
+  EXPECT_EQ(of_kind(rs, "unit_done").size(), 6u);
+  auto manifest = json::parse(read_text(dir_ / "run" / "run.json"));
+  EXPECT_EQ(manifest["sessions"], 2);
+  EXPECT_EQ(evals.front()["run_id"], evals.back()["run_id"]);
+
+  // report, status and resume see the union.
+  auto rep = kforge_json("report " + (dir_ / "run").string() + " --format json")["configurations"][0];
+  EXPECT_EQ(rep["evaluations"], 6);
+  EXPECT_EQ(rep["correct"]["count"], 6);
+  auto st = kforge_json("status " + (dir_ / "run").string() + " --json");
+  EXPECT_EQ(st["total"]["units"], 6);
+  EXPECT_EQ(st["total"]["units_done"], 6);
+  EXPECT_TRUE(st["duplicates"].empty());
+  ASSERT_EQ(st["shards"].size(), 2u);
+  EXPECT_EQ(st["shards"][0]["units"].get<int>() + st["shards"][1]["units"].get<int>(), 6);
+  size_t calls = requests().size();
+  ASSERT_EQ(run(args + " --shard 0/2", "again.log"), 0) << log("again.log");
+  ASSERT_EQ(run(args, "unsharded.log"), 0) << log("unsharded.log");
+  EXPECT_EQ(requests().size(), calls) << "a finished unit was run again";
+}
+
+TEST_F(Campaign, BudgetCapHoldsAcrossShards) {
+  start_server(demo_script(0));
+  auto config = write_config("shared-budget", 1, true, /*samples=*/2);
+  const std::string args = "--config " + config + " --problems " + kDemo;
+  ASSERT_EQ(run(args + " --shard 1/2", "shard1.log"), 0) << log("shard1.log");
+  size_t calls = requests().size();
+  ASSERT_GE(calls, 1u);
+  // Shard 1 spent $calls already ($1 per call): shard 0 with a cap of $1 must not call the model at all.
+  ASSERT_EQ(run(args + " --shard 0/2 --budget-usd 1", "shard0.log"), 0) << log("shard0.log");
+  EXPECT_EQ(requests().size(), calls) << log("shard0.log");
+  EXPECT_NE(log("shard0.log").find("USD budget reached"), std::string::npos) << log("shard0.log");
+}
+
+TEST_F(Campaign, BadShardAndGpuOptionsAreUsageErrors) {
+  auto config = write_config("bad", 1, true);
+  EXPECT_EQ(run("--config " + config + " --problems " + kDemo + " --shard 2/2", "a.log"), 2);
+  EXPECT_NE(log("a.log").find("is not I/N"), std::string::npos) << log("a.log");
+  EXPECT_EQ(run("--config " + config + " --problems " + kDemo + " --gpus 0,1", "b.log"), 2);
+  EXPECT_NE(log("b.log").find("--evaluators"), std::string::npos) << log("b.log");
 }
 
 }  // namespace

@@ -6,9 +6,9 @@
 #include <gtest/gtest.h>
 
 #include "agent/conversation.h"
-#include "agent/corpus.h"
 #include "agent/feedback.h"
 #include "agent/loop.h"
+#include "corpus/reader.h"
 
 namespace kf::agent {
 namespace {
@@ -51,9 +51,9 @@ class FakeProvider : public Provider {
 class FakeJudge : public KernelJudge {
  public:
   explicit FakeJudge(std::vector<nlohmann::json> verdicts) : verdicts_(std::move(verdicts)) {}
-  nlohmann::json judge(const ProblemInfo&, const std::string& source_path) override {
+  Judgment judge(const ProblemInfo&, const std::string& source_path) override {
     sources.push_back(source_path);
-    return verdicts_.at(next_++);
+    return {verdicts_.at(next_++), corpus::EvaluatorRef{1, std::nullopt, "", ""}};
   }
   std::vector<std::string> sources;
 
@@ -84,7 +84,7 @@ class LoopTest : public ::testing::Test {
     auto t = PromptTemplates::load(nlohmann::json::object(), ".", KFORGE_TEST_SOURCE_DIR "/prompts");
     ASSERT_TRUE(t.ok());
     templates = *t;
-    auto w = CorpusWriter::open(dir.string());
+    auto w = corpus::Writer::open(dir.string());
     ASSERT_TRUE(w.ok());
     writer = std::move(*w);
     problem = {"19_ReLU", "/nonexistent/19_ReLU.py", "abc", "activation", "src"};
@@ -107,15 +107,15 @@ class LoopTest : public ::testing::Test {
     u.first_turn = "FIRST";
     return u;
   }
-  std::vector<nlohmann::json> records() {
-    auto c = load_corpus(dir.string());
+  std::vector<corpus::Record> records() {
+    auto c = corpus::load(dir.string());
     EXPECT_TRUE(c.ok());
-    return c.ok() ? c->records : std::vector<nlohmann::json>{};
+    return c.ok() ? c->records : std::vector<corpus::Record>{};
   }
 
   fs::path dir;
   PromptTemplates templates;
-  std::unique_ptr<CorpusWriter> writer;
+  std::unique_ptr<corpus::Writer> writer;
   ProblemInfo problem;
   RunContext run;
 };
@@ -139,16 +139,16 @@ TEST_F(LoopTest, ScriptedConversationFeedsBackEachOutcome) {
 
   auto rs = records();
   ASSERT_EQ(rs.size(), 6u);  // 5 evaluations + provider failure ... unit not done
-  EXPECT_EQ(rs[0]["verdict"]["verdict"], "no_code");
-  EXPECT_EQ(rs[0]["source"], nullptr);
-  EXPECT_EQ(rs[1]["verdict"]["verdict"], "compile_error");
-  EXPECT_EQ(rs[4]["best"], true);  // 2.5x beats 1.5x
-  EXPECT_EQ(rs[3]["best"], false);
-  EXPECT_EQ(rs[5]["kind"], kKindProviderFailure);
-  EXPECT_EQ(rs[5]["turn"], 6);
+  EXPECT_EQ(rs[0].verdict_name(), "no_code");
+  EXPECT_FALSE(rs[0].source.has_value());
+  EXPECT_EQ(rs[1].verdict_name(), "compile_error");
+  EXPECT_EQ(rs[4].best, true);  // 2.5x beats 1.5x
+  EXPECT_EQ(rs[3].best, false);
+  EXPECT_EQ(rs[5].kind, corpus::Kind::provider_failure);
+  EXPECT_EQ(rs[5].turn, 6);
   EXPECT_EQ(j.sources.size(), 4u);
-  EXPECT_TRUE(fs::exists(dir / rs[1]["source"]["path"].get<std::string>()));
-  EXPECT_TRUE(fs::exists(dir / rs[1]["reply"]["path"].get<std::string>()));
+  EXPECT_TRUE(fs::exists(dir / rs[1].source->path));
+  EXPECT_TRUE(fs::exists(dir / rs[1].reply->path));
 }
 
 TEST_F(LoopTest, StopsAtFirstCorrectAndResumeSkipsDoneUnit) {
@@ -158,9 +158,9 @@ TEST_F(LoopTest, StopsAtFirstCorrectAndResumeSkipsDoneUnit) {
   ASSERT_EQ(*run_unit(u), UnitOutcome::done);
   auto rs = records();
   ASSERT_EQ(rs.size(), 3u);
-  EXPECT_EQ(rs[2]["kind"], kKindUnitDone);
-  EXPECT_EQ(rs[2]["reason"], "correct");
-  EXPECT_EQ(rs[2]["best_turn"], 2);
+  EXPECT_EQ(rs[2].kind, corpus::Kind::unit_done);
+  EXPECT_EQ(rs[2].reason, "correct");
+  EXPECT_EQ(rs[2].best_turn, 2);
   u.prior_records = rs;
   ASSERT_EQ(*run_unit(u), UnitOutcome::done);
   EXPECT_EQ(p.received.size(), 2u);  // no new call
@@ -174,8 +174,8 @@ TEST_F(LoopTest, ProviderFailureThenResumeContinuesTheSameTurnWithTheConversatio
   ASSERT_EQ(*run_unit(u), UnitOutcome::provider_failed);
   auto rs = records();
   ASSERT_EQ(rs.size(), 2u);
-  EXPECT_EQ(rs[1]["kind"], kKindProviderFailure);
-  EXPECT_EQ(rs[1]["error"]["kind"], "server");
+  EXPECT_EQ(rs[1].kind, corpus::Kind::provider_failure);
+  EXPECT_EQ(rs[1].error->kind, "server");
 
   FakeProvider p2({kGood});
   auto u2 = job(p2, j, 4);
@@ -188,8 +188,8 @@ TEST_F(LoopTest, ProviderFailureThenResumeContinuesTheSameTurnWithTheConversatio
   EXPECT_NE(p2.received[0][3].content.find("did not compile"), std::string::npos);
   rs = records();
   ASSERT_EQ(rs.size(), 4u);
-  EXPECT_EQ(rs[2]["turn"], 2);
-  EXPECT_EQ(rs[2]["verdict"]["verdict"], "correct");
+  EXPECT_EQ(rs[2].turn, 2);
+  EXPECT_EQ(rs[2].verdict_name(), "correct");
 }
 
 TEST_F(LoopTest, StopRequestPreventsModelCalls) {
@@ -199,7 +199,7 @@ TEST_F(LoopTest, StopRequestPreventsModelCalls) {
   u.may_call_model = [] { return false; };
   ASSERT_EQ(*run_unit(u), UnitOutcome::stopped);
   EXPECT_TRUE(p.received.empty());
-  EXPECT_FALSE(fs::exists(dir / kCorpusFile));
+  EXPECT_EQ(fs::file_size(dir / "evaluations.jsonl"), 0u);  // opened (and locked) by the writer, nothing appended
 }
 
 TEST_F(LoopTest, KilledAfterCorrectRecordClosesTheUnitOnResume) {

@@ -2,10 +2,10 @@
 // gnuplot's SVG embeddable, and the page. The browser test (html_report_browser_test.py) renders it.
 #include <gtest/gtest.h>
 
-#include "agent/corpus.h"
 #include "agent/report.h"
 #include "agent/report_html.h"
 #include "agent/report_plots.h"
+#include "corpus/reader.h"
 
 namespace kf::agent {
 namespace {
@@ -13,7 +13,7 @@ namespace {
 const char* kFixture = KFORGE_TEST_SOURCE_DIR "/tests/agent/fixtures/verified_corpus";
 
 std::vector<ConfigSummary> fixture_summaries() {
-  auto c = load_corpus(kFixture);
+  auto c = corpus::load(kFixture);
   EXPECT_TRUE(c.ok());
   auto rule = VerifiedSpeedupRule::for_folder(kFixture);
   EXPECT_TRUE(rule.ok());

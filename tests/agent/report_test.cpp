@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "agent/corpus.h"
+#include "corpus/reader.h"
 #include "agent/report.h"
 
 namespace kf::agent {
@@ -15,29 +15,29 @@ const char* kFixture = KFORGE_TEST_SOURCE_DIR "/tests/agent/fixtures/report_corp
 class ReportFixture : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto c = load_corpus(kFixture);
+    auto c = corpus::load(kFixture);
     ASSERT_TRUE(c.ok()) << c.error().message;
-    corpus = *c;
-    summaries = summarize(corpus);
+    loaded = *c;
+    summaries = summarize(loaded);
     ASSERT_EQ(summaries.size(), 2u);
   }
   const ConfigSummary& alpha() const { return summaries[0]; }
   const ConfigSummary& beta() const { return summaries[1]; }
-  Corpus corpus;
+  corpus::Corpus loaded;
   std::vector<ConfigSummary> summaries;
 };
 
 TEST_F(ReportFixture, TornLastLineIsSkipped) {
   // 17 complete lines; the 18th is a record cut off mid-write.
-  EXPECT_EQ(corpus.records.size(), 17u);
-  EXPECT_EQ(corpus.skipped_lines, 1);
+  EXPECT_EQ(loaded.records.size(), 17u);
+  EXPECT_EQ(loaded.torn_tails, 1);
+  EXPECT_TRUE(loaded.damaged.empty());
 }
 
 TEST_F(ReportFixture, BestIsTheFastestCorrectKernelPerUnit) {
   std::vector<std::tuple<std::string, std::string, int, int>> best;
-  for (const auto& r : corpus.records)
-    if (r.value("best", false))
-      best.emplace_back(r["config"], r["problem"]["name"], r["sample"].get<int>(), r["turn"].get<int>());
+  for (const auto& r : loaded.records)
+    if (r.best) best.emplace_back(r.config, r.problem.name, r.sample, r.turn);
   // alpha: matmul turn 3 (1.6 beats 0.5 at turn 2), ReLU turn 1, LayerNorm turn 2; Softmax has none.
   // beta: ReLU sample 0 turn 2 (0.9 beats 0.8), matmul sample 0 turn 1 (correct, untimed).
   std::vector<std::tuple<std::string, std::string, int, int>> want = {

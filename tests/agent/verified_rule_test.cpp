@@ -6,9 +6,9 @@
 
 #include <gtest/gtest.h>
 
-#include "agent/corpus.h"
 #include "agent/report.h"
 #include "agent/reverify_rule.h"
+#include "corpus/reader.h"
 
 namespace kf::agent {
 namespace {
@@ -66,12 +66,16 @@ TEST(ReverifyResults, MatchesKernelsByTurnAndProblemHash) {
   auto r = ReverifyResults::parse(doc, "mem");
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r->size(), 1u);
-  nlohmann::json rec = {{"config", "c"}, {"problem", {{"name", "p"}, {"file_hash", "h1"}}}, {"sample", 0}, {"turn", 2}};
+  corpus::Record rec;
+  rec.config = "c";
+  rec.problem = {"p", "h1", "", ""};
+  rec.sample = 0;
+  rec.turn = 2;
   EXPECT_EQ(r->status_of(rec), "not_reproduced");
-  rec["turn"] = 1;
+  rec.turn = 1;
   EXPECT_FALSE(r->status_of(rec));
-  rec["turn"] = 2;
-  rec["problem"]["file_hash"] = "h2";  // the problem changed since: that reverify result does not apply
+  rec.turn = 2;
+  rec.problem.file_hash = "h2";  // the problem changed since: that reverify result does not apply
   EXPECT_FALSE(r->status_of(rec));
   EXPECT_FALSE(ReverifyResults::parse(nlohmann::json::array(), "mem").ok());
 }
@@ -96,13 +100,13 @@ TEST(ReverifyResults, MissingFileIsNoResultsUnreadableFileIsAnError) {
 class VerifiedCorpus : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto c = load_corpus(kFixture);
+    auto c = corpus::load(kFixture);
     ASSERT_TRUE(c.ok()) << c.error().message;
-    corpus = *c;
+    loaded = *c;
     auto rule = VerifiedSpeedupRule::for_folder(kFixture);
     ASSERT_TRUE(rule.ok()) << rule.error().message;
     ASSERT_TRUE(rule->reverify());
-    summaries = summarize(corpus, *rule);
+    summaries = summarize(loaded, *rule);
     ASSERT_EQ(summaries.size(), 2u);
   }
   const UnitOutcome& outcome(size_t config, const std::string& problem) const {
@@ -112,7 +116,7 @@ class VerifiedCorpus : public ::testing::Test {
     static UnitOutcome none;
     return none;
   }
-  Corpus corpus;
+  corpus::Corpus loaded;
   std::vector<ConfigSummary> summaries;
 };
 
@@ -162,7 +166,7 @@ TEST_F(VerifiedCorpus, BetaMatchesReverifyByTurn) {
 }
 
 TEST_F(VerifiedCorpus, WithoutReverifyTheIntervalDecides) {
-  auto plain = summarize(corpus);
+  auto plain = summarize(loaded);
   EXPECT_EQ(plain[0].verified_speedups, 2);  // 1_matmul and 23_softmax
   EXPECT_EQ(plain[1].verified_speedups, 2);
   EXPECT_TRUE(plain[0].reverify_file.empty());

@@ -90,6 +90,22 @@ TEST_F(AuditIntegration, AllcloseColumnsFollowKernelbenchWhateverSeedsSays) {
   }
 }
 
+TEST_F(AuditIntegration, TwoEvaluatorsGiveTheSameReportInProblemOrder) {
+  const std::string problems = " --seeds 2 --json --problems " + quote(source("tests/audit/problems"));
+  const auto one = run_command(audit(problems) + " 2>/dev/null");
+  const auto two = run_command(audit("--evaluators 2" + problems) + " 2>/dev/null");
+  ASSERT_EQ(one.exit_code, 0) << one.out;
+  ASSERT_EQ(two.exit_code, 0) << two.out;
+  auto a = nlohmann::json::parse(one.out), b = nlohmann::json::parse(two.out);
+  ASSERT_EQ(a["problems"].size(), b["problems"].size());
+  for (size_t i = 0; i < a["problems"].size(); ++i) {
+    EXPECT_EQ(a["problems"][i]["name"], b["problems"][i]["name"]);
+    EXPECT_EQ(a["problems"][i]["trivial"], b["problems"][i]["trivial"]);
+    EXPECT_TRUE(b["problems"][i]["evaluator"]["slot"] == 0 || b["problems"][i]["evaluator"]["slot"] == 1);
+  }
+  EXPECT_EQ(a["totals"], b["totals"]);
+}
+
 TEST_F(AuditIntegration, TablePrintsTotals) {
   const auto r = run_command(audit("--seeds 1 --problems " + quote(source("tests/audit/problems/1_tiny_magnitude.py"))) +
                              " 2>/dev/null");

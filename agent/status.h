@@ -1,0 +1,18 @@
+#pragma once
+// `kforge status DIR`: per-shard and total progress of a run folder (units done of the units the manifest
+// defines, correct, evaluations, failures, spend, last record), and any unit recorded twice.
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "core/result.h"
+
+namespace kf::agent {
+
+// {"run_id", "shards": [{"file", "shard", "units", "units_done", "units_correct", "evaluations",
+//  "provider_failures", "harness_failures", "cost_usd", "tokens", "last_record_at"}], "total": {...},
+//  "duplicates": [...]} — "units" is null for a file whose share of the manifest cannot be told.
+Result<nlohmann::json> run_status(const std::string& dir);
+std::string format_status(const nlohmann::json& status);
+
+}  // namespace kf::agent

@@ -1,0 +1,273 @@
+#include "corpus/record.h"
+
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <stdexcept>
+
+namespace kf::corpus {
+namespace {
+
+using json = nlohmann::json;
+
+std::string safe_name(const std::string& s) {
+  std::string out;
+  for (char c : s) out += (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.') ? c : '_';
+  return out;
+}
+
+// A field of the wrong type: the record is damaged.
+struct FieldError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Reads optional fields of an object; a present field of the wrong type is an error naming its path.
+class Fields {
+ public:
+  Fields(const json& j, std::string where) : j_(j), where_(std::move(where)) {}
+  bool has(const char* k) const { return j_.contains(k) && !j_[k].is_null(); }
+  std::string str(const char* k, bool required = false) const {
+    if (!has(k)) return missing<std::string>(k, required);
+    if (!j_[k].is_string()) throw FieldError(path(k) + " is not a string");
+    return j_[k].get<std::string>();
+  }
+  int64_t integer(const char* k, bool required = false) const {
+    if (!has(k)) return missing<int64_t>(k, required);
+    if (!j_[k].is_number_integer() && !j_[k].is_number_unsigned()) throw FieldError(path(k) + " is not an integer");
+    return j_[k].get<int64_t>();
+  }
+  double number(const char* k) const {
+    if (!has(k)) return 0;
+    if (!j_[k].is_number()) throw FieldError(path(k) + " is not a number");
+    return j_[k].get<double>();
+  }
+  Fields object(const char* k, bool required = false) const {
+    static const json empty = json::object();
+    if (!has(k)) {
+      if (required) throw FieldError("missing field " + path(k));
+      return Fields(empty, path(k));
+    }
+    if (!j_[k].is_object()) throw FieldError(path(k) + " is not an object");
+    return Fields(j_[k], path(k));
+  }
+
+ private:
+  template <class T>
+  T missing(const char* k, bool required) const {
+    if (required) throw FieldError("missing field " + path(k));
+    return T{};
+  }
+  std::string path(const char* k) const { return where_.empty() ? k : where_ + "." + k; }
+  const json& j_;
+  std::string where_;
+};
+
+json usage_json(const TokenUsage& u) {
+  json j = {{"input_tokens", u.input_tokens},
+            {"cached_input_tokens", u.cached_input_tokens},
+            {"output_tokens", u.output_tokens},
+            {"reasoning_tokens", u.reasoning_tokens}};
+  if (!u.reasoning_tokens_source.empty()) j["reasoning_tokens_source"] = u.reasoning_tokens_source;
+  return j;
+}
+
+json environment_json(const Environment& e) {
+  return {{"kforge_version", e.kforge_version}, {"backend", e.backend}, {"gpu_name", e.gpu_name},
+          {"gpu_arch", e.gpu_arch},             {"torch", e.torch},     {"cuda", e.cuda}};
+}
+
+}  // namespace
+
+std::string to_string(Kind k) {
+  switch (k) {
+    case Kind::evaluation: return "evaluation";
+    case Kind::provider_failure: return "provider_failure";
+    case Kind::harness_failure: return "harness_failure";
+    case Kind::unit_done: return "unit_done";
+  }
+  return "?";
+}
+
+std::optional<Kind> parse_kind(const std::string& t) {
+  for (Kind k : {Kind::evaluation, Kind::provider_failure, Kind::harness_failure, Kind::unit_done})
+    if (to_string(k) == t) return k;
+  return std::nullopt;
+}
+
+std::string UnitKey::file_stem() const {
+  return safe_name(config) + "__" + safe_name(problem) + "__s" + std::to_string(sample);
+}
+
+json EvaluatorRef::to_json() const {
+  return {{"slot", slot},
+          {"gpu_index", gpu_index ? json(*gpu_index) : json(nullptr)},
+          {"gpu_name", gpu_name},
+          {"gpu_uuid", gpu_uuid}};
+}
+
+EvaluatorRef EvaluatorRef::from_json(const json& j) {
+  Fields f(j, "evaluator");
+  EvaluatorRef e;
+  e.slot = static_cast<int>(f.integer("slot"));
+  if (f.has("gpu_index")) e.gpu_index = static_cast<int>(f.integer("gpu_index"));
+  e.gpu_name = f.str("gpu_name");
+  e.gpu_uuid = f.str("gpu_uuid");
+  return e;
+}
+
+std::string Record::verdict_name() const {
+  if (!verdict.is_object()) return "";
+  auto it = verdict.find("verdict");
+  return it != verdict.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+bool Record::correct() const {
+  if (kind != Kind::evaluation || !verdict.is_object()) return false;
+  auto it = verdict.find("correct");
+  return it != verdict.end() && it->is_boolean() && it->get<bool>();
+}
+
+namespace {
+std::optional<double> verdict_number(const json& v, const char* k) {
+  if (!v.is_object()) return std::nullopt;
+  auto it = v.find(k);
+  if (it == v.end() || !it->is_number()) return std::nullopt;
+  return it->get<double>();
+}
+}  // namespace
+
+std::optional<double> Record::speedup() const { return verdict_number(verdict, "speedup"); }
+std::optional<double> Record::ref_time_ms() const { return verdict_number(verdict, "ref_time_ms"); }
+
+json Record::to_json() const {
+  json j = {{"schema", schema},
+            {"kind", to_string(kind)},
+            {"run_id", run_id},
+            {"session", session},
+            {"config", config},
+            {"provider", provider},
+            {"model", model},
+            {"problem",
+             {{"name", problem.name}, {"file_hash", problem.file_hash}, {"category", problem.category},
+              {"path", problem.path}}},
+            {"sample", sample},
+            {"turn", turn}};
+  if (!shard.empty()) j["shard"] = shard;
+  if (kind == Kind::unit_done) {
+    j["reason"] = reason;
+    j["turns_used"] = turns_used;
+    j["best_turn"] = best_turn ? json(*best_turn) : json(nullptr);
+    j["recorded_at"] = recorded_at;
+    return j;
+  }
+  j["usage"] = usage_json(usage);
+  j["cost_usd"] = cost_usd;
+  if (kind == Kind::provider_failure) {
+    const ProviderErrorInfo e = error.value_or(ProviderErrorInfo{});
+    j["error"] = {{"kind", e.kind},       {"cause", e.cause},
+                  {"message", e.message}, {"advice", e.advice},
+                  {"http_status", e.http_status}, {"attempts", e.attempts}};
+  } else {
+    if (reply)
+      j["reply"] = {{"path", reply->path},
+                    {"finish_reason", reply->finish_reason},
+                    {"model_reported", reply->model_reported},
+                    {"attempts", reply->attempts},
+                    {"latency_s", reply->latency_s},
+                    {"answer_chars", reply->answer_chars},
+                    {"reasoning_chars", reply->reasoning_chars}};
+    if (kind == Kind::evaluation) j["extraction"] = extraction;
+    j["source"] = source ? json{{"path", source->path}, {"sha256", source->sha256}} : json(nullptr);
+    j["verdict"] = verdict;
+    if (kind == Kind::evaluation) j["feedback"] = feedback;
+    if (evaluator) j["evaluator"] = evaluator->to_json();
+  }
+  if (environment) j["environment"] = environment_json(*environment);
+  j["started_at"] = started_at;
+  j["recorded_at"] = recorded_at;
+  return j;
+}
+
+Result<Record> Record::from_json(const json& j) {
+  if (!j.is_object()) return make_error("corpus.record", "the record is not a JSON object");
+  try {
+    Fields f(j, "");
+    Record r;
+    r.schema = f.has("schema") ? static_cast<int>(f.integer("schema")) : kSchema;
+    if (r.schema > kSchema)
+      return make_error("corpus.schema", "record schema " + std::to_string(r.schema) +
+                                             " is newer than this kforge reads (" + std::to_string(kSchema) +
+                                             "); use a newer kforge");
+    auto kind = parse_kind(f.str("kind", true));
+    if (!kind) return make_error("corpus.record", "unknown record kind '" + f.str("kind") + "'");
+    r.kind = *kind;
+    r.run_id = f.str("run_id");
+    r.session = f.has("session") ? static_cast<int>(f.integer("session")) : 1;
+    r.shard = f.str("shard");
+    r.config = f.str("config", true);
+    r.provider = f.str("provider");
+    r.model = f.str("model");
+    Fields p = f.object("problem", true);
+    r.problem = {p.str("name", true), p.str("file_hash"), p.str("category"), p.str("path")};
+    r.sample = static_cast<int>(f.integer("sample"));
+    r.turn = static_cast<int>(f.integer("turn"));
+    Fields u = f.object("usage");
+    r.usage = {u.integer("input_tokens"), u.integer("cached_input_tokens"), u.integer("output_tokens"),
+               u.integer("reasoning_tokens"), u.str("reasoning_tokens_source")};
+    r.cost_usd = f.number("cost_usd");
+    if (f.has("reply")) {
+      Fields x = f.object("reply");
+      r.reply = ReplyRef{x.str("path"),  x.str("finish_reason"), x.str("model_reported"),
+                         static_cast<int>(x.integer("attempts")), x.number("latency_s"),
+                         x.integer("answer_chars"), x.integer("reasoning_chars")};
+    }
+    r.extraction = f.str("extraction");
+    if (f.has("source")) {
+      Fields s = f.object("source");
+      r.source = SourceRef{s.str("path"), s.str("sha256")};
+    }
+    if (f.has("verdict")) {
+      if (!j["verdict"].is_object()) throw FieldError("verdict is not an object");
+      r.verdict = j["verdict"];
+    }
+    r.feedback = f.str("feedback");
+    if (f.has("environment")) {
+      Fields e = f.object("environment");
+      r.environment = Environment{e.str("kforge_version"), e.str("backend"), e.str("gpu_name"),
+                                  e.str("gpu_arch"),       e.str("torch"),   e.str("cuda")};
+    }
+    if (f.has("evaluator")) {
+      f.object("evaluator");  // type check
+      r.evaluator = EvaluatorRef::from_json(j["evaluator"]);
+    }
+    r.started_at = f.str("started_at");
+    r.recorded_at = f.str("recorded_at");
+    if (r.kind == Kind::provider_failure && f.has("error")) {
+      Fields e = f.object("error");
+      r.error = ProviderErrorInfo{e.str("kind"),   e.str("cause"), e.str("message"),
+                                  e.str("advice"), static_cast<int>(e.integer("http_status")),
+                                  static_cast<int>(e.integer("attempts"))};
+    }
+    r.reason = f.str("reason");
+    r.turns_used = static_cast<int>(f.integer("turns_used"));
+    if (f.has("best_turn")) r.best_turn = static_cast<int>(f.integer("best_turn"));
+    return r;
+  } catch (const FieldError& e) {
+    return make_error("corpus.record", e.what());
+  }
+}
+
+std::string utc_now_iso() {
+  auto now = std::chrono::system_clock::now();
+  auto secs = std::chrono::system_clock::to_time_t(now);
+  auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
+  std::tm tm{};
+  gmtime_r(&secs, &tm);
+  char buf[64];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
+  char out[80];
+  std::snprintf(out, sizeof out, "%s.%03dZ", buf, static_cast<int>(ms));
+  return out;
+}
+
+}  // namespace kf::corpus

@@ -1,0 +1,137 @@
+#pragma once
+// One corpus record, typed: the only code that knows how a record looks on disk (to_json / from_json).
+// Schema and meaning of every field: docs/corpus.md. Depends on core/ only.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <tuple>
+
+#include <nlohmann/json.hpp>
+
+#include "core/result.h"
+
+namespace kf::corpus {
+
+inline constexpr int kSchema = 1;
+
+enum class Kind {
+  evaluation,        // one evaluated (or unextractable) model reply
+  provider_failure,  // the model call failed
+  harness_failure,   // kforge could not judge the kernel
+  unit_done,         // a (config, problem, sample) finished
+};
+std::string to_string(Kind kind);
+std::optional<Kind> parse_kind(const std::string& text);
+
+// Identifies one conversation: (configuration, problem, sample).
+struct UnitKey {
+  std::string config;
+  std::string problem;
+  int sample = 0;
+  auto tie() const { return std::tie(config, problem, sample); }
+  bool operator<(const UnitKey& o) const { return tie() < o.tie(); }
+  bool operator==(const UnitKey& o) const { return tie() == o.tie(); }
+  std::string file_stem() const;  // safe file name prefix: config__problem__s<sample>
+};
+
+struct ProblemRef {
+  std::string name;       // file stem, e.g. 19_ReLU
+  std::string file_hash;  // sha256 of the file
+  std::string category;
+  std::string path;       // absolute
+};
+
+struct TokenUsage {
+  int64_t input_tokens = 0;  // includes cached
+  int64_t cached_input_tokens = 0;
+  int64_t output_tokens = 0;  // excludes reasoning
+  int64_t reasoning_tokens = 0;
+  std::string reasoning_tokens_source;  // reported | estimated | none (docs/providers.md); empty in old records
+  int64_t total() const { return input_tokens + output_tokens + reasoning_tokens; }
+};
+
+struct ReplyRef {
+  std::string path;  // relative to the run folder
+  std::string finish_reason;
+  std::string model_reported;
+  int attempts = 0;
+  double latency_s = 0;
+  int64_t answer_chars = 0;
+  int64_t reasoning_chars = 0;
+};
+
+struct SourceRef {
+  std::string path;  // relative to the run folder
+  std::string sha256;
+};
+
+struct ProviderErrorInfo {
+  std::string kind;   // auth, quota, rate_limit, server, network, ...
+  std::string cause;  // the classified cause (docs/providers.md "Errors")
+  std::string message;
+  std::string advice;
+  int http_status = 0;
+  int attempts = 0;
+};
+
+struct Environment {
+  std::string kforge_version, backend, gpu_name, gpu_arch, torch, cuda;
+};
+
+// Which evaluator judged the kernel: its slot in the pool and the GPU it is pinned to (none on host).
+struct EvaluatorRef {
+  int slot = 0;
+  std::optional<int> gpu_index;
+  std::string gpu_name;
+  std::string gpu_uuid;
+  nlohmann::json to_json() const;
+  static EvaluatorRef from_json(const nlohmann::json& j);
+};
+
+struct Record {
+  int schema = kSchema;
+  Kind kind = Kind::evaluation;
+  std::string run_id;
+  int session = 1;
+  std::string shard;  // "I/N" of the `kforge run --shard` that wrote it; empty when unsharded
+  std::string config, provider, model;
+  ProblemRef problem;
+  int sample = 0;
+  int turn = 0;
+
+  // evaluation, provider_failure, harness_failure
+  TokenUsage usage;
+  double cost_usd = 0;
+  std::optional<ReplyRef> reply;
+  std::string extraction;             // ok | no_code_block | no_kf_forward
+  std::optional<SourceRef> source;
+  nlohmann::json verdict;             // `kforge eval --json` (docs/evaluator.md); null when absent
+  std::string feedback;
+  std::optional<Environment> environment;
+  std::optional<EvaluatorRef> evaluator;
+  std::string started_at, recorded_at;
+  std::optional<ProviderErrorInfo> error;  // provider_failure
+
+  // unit_done
+  std::string reason;  // correct | turns_exhausted
+  int turns_used = 0;
+  std::optional<int> best_turn;
+
+  // Computed by the reader (never stored): the unit's best correct kernel (docs/corpus.md, "best").
+  bool best = false;
+
+  UnitKey key() const { return {config, problem.name, sample}; }
+  std::string verdict_name() const;           // "correct", "incorrect", ..., "no_code"; "" without a verdict
+  bool correct() const;                       // an evaluation whose verdict is correct
+  std::optional<double> speedup() const;      // verdict.speedup
+  std::optional<double> ref_time_ms() const;  // verdict.ref_time_ms
+
+  nlohmann::json to_json() const;
+  // Errors name the field that is missing or has the wrong type.
+  static Result<Record> from_json(const nlohmann::json& j);
+};
+
+// ISO-8601 UTC with milliseconds.
+std::string utc_now_iso();
+
+}  // namespace kf::corpus

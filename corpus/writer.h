@@ -1,0 +1,39 @@
+#pragma once
+// The one corpus writer: appends typed records durably (one write + fsync each) to one corpus file of a
+// run folder, and writes companion files (replies, sources). Thread-safe.
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "core/result.h"
+#include "corpus/record.h"
+
+namespace kf::corpus {
+
+class Writer {
+ public:
+  // Creates DIR, DIR/replies and DIR/sources; appends to DIR/file_name (evaluations.jsonl, or a shard's file).
+  // A torn last line left by a killed writer is closed with a newline first (readers skip it). The writer
+  // holds an exclusive lock on the file while it lives: a second writer of the same file (the same shard
+  // started twice, two unsharded runs of one folder) is refused.
+  static Result<std::unique_ptr<Writer>> open(const std::string& dir,
+                                              const std::string& file_name = "evaluations.jsonl");
+  // Secrets are redacted from the serialized record before it is written (model text can quote anything).
+  Status append(const Record& record);
+  // Writes a companion file atomically; returns its path relative to DIR.
+  Result<std::string> write_companion(const std::string& subdir, const std::string& name, const std::string& text);
+  const std::string& dir() const { return dir_; }
+  const std::string& file_name() const { return file_; }
+  ~Writer();
+  Writer(const Writer&) = delete;
+  Writer& operator=(const Writer&) = delete;
+
+ private:
+  Writer(std::string dir, std::string file, int lock_fd)
+      : dir_(std::move(dir)), file_(std::move(file)), lock_fd_(lock_fd) {}
+  std::string dir_, file_;
+  int lock_fd_ = -1;
+  std::mutex mu_;
+};
+
+}  // namespace kf::corpus

@@ -1,0 +1,188 @@
+// The corpus module: a record's on-disk format both ways, the reader's torn-line policy and shard union,
+// the follower, and shard assignment.
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include <gtest/gtest.h>
+
+#include "corpus/reader.h"
+#include "corpus/shard.h"
+#include "corpus/writer.h"
+
+namespace kf::corpus {
+namespace {
+namespace fs = std::filesystem;
+
+Record evaluation(const std::string& config, const std::string& problem, int sample, int turn, bool correct,
+                  std::optional<double> speedup) {
+  Record r;
+  r.kind = Kind::evaluation;
+  r.run_id = "run-x";
+  r.config = config;
+  r.provider = "openai-chat";
+  r.model = "m";
+  r.problem = {problem, "h", "activation", "/p/" + problem + ".py"};
+  r.sample = sample;
+  r.turn = turn;
+  r.usage = {100, 10, 20, 5, "reported"};
+  r.cost_usd = 0.25;
+  r.reply = ReplyRef{"replies/x.json", "stop", "m", 1, 0.5, 10, 3};
+  r.extraction = "ok";
+  r.source = SourceRef{"sources/x.cpp", "abc"};
+  r.verdict = {{"verdict", correct ? "correct" : "incorrect"}, {"correct", correct}};
+  if (speedup) r.verdict["speedup"] = *speedup;
+  r.feedback = "fb";
+  r.environment = Environment{"0.1", "host", "", "", "2.1", ""};
+  r.evaluator = EvaluatorRef{1, 3, "NVIDIA H200", "GPU-123"};
+  r.started_at = "t0";
+  r.recorded_at = "t1";
+  return r;
+}
+
+class CorpusDir : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir = fs::temp_directory_path() / ("kforge_corpus_test_" + std::to_string(::getpid()) + "_" +
+                                       ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+  }
+  void TearDown() override { fs::remove_all(dir); }
+  fs::path dir;
+};
+
+TEST(Record, RoundTripsEveryField) {
+  Record r = evaluation("c", "19_ReLU", 2, 3, true, 1.5);
+  r.shard = "1/4";
+  auto back = Record::from_json(nlohmann::json::parse(r.to_json().dump()));
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  EXPECT_EQ(back->to_json(), r.to_json());
+  EXPECT_EQ(back->key(), (UnitKey{"c", "19_ReLU", 2}));
+  EXPECT_TRUE(back->correct());
+  EXPECT_EQ(back->speedup(), 1.5);
+  EXPECT_EQ(back->usage.total(), 125);
+  ASSERT_TRUE(back->evaluator && back->evaluator->gpu_index);
+  EXPECT_EQ(*back->evaluator->gpu_index, 3);
+  EXPECT_EQ(back->evaluator->gpu_uuid, "GPU-123");
+
+  Record done;
+  done.kind = Kind::unit_done;
+  done.config = "c";
+  done.problem.name = "p";
+  done.reason = "correct";
+  done.turns_used = 2;
+  done.best_turn = 2;
+  auto d = Record::from_json(done.to_json());
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ(d->best_turn, 2);
+  EXPECT_FALSE(d->to_json().contains("verdict"));
+}
+
+TEST(Record, BadRecordsNameTheField) {
+  auto missing = Record::from_json({{"kind", "evaluation"}, {"problem", {{"name", "p"}}}});
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.error().message.find("config"), std::string::npos);
+  auto wrong = Record::from_json({{"kind", "evaluation"}, {"config", "c"}, {"problem", {{"name", 3}}}});
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_NE(wrong.error().message.find("problem.name"), std::string::npos);
+  auto kind = Record::from_json({{"kind", "nonsense"}, {"config", "c"}, {"problem", {{"name", "p"}}}});
+  ASSERT_FALSE(kind.ok());
+  auto newer = Record::from_json({{"schema", 99}, {"kind", "evaluation"}, {"config", "c"}, {"problem", {{"name", "p"}}}});
+  ASSERT_FALSE(newer.ok());
+  EXPECT_NE(newer.error().message.find("newer"), std::string::npos);
+}
+
+TEST_F(CorpusDir, ReaderSeesEveryShardFileAndSkipsATornTail) {
+  auto w0 = Writer::open(dir.string(), Shard{0, 2}.file_name());
+  auto w1 = Writer::open(dir.string(), Shard{1, 2}.file_name());
+  ASSERT_TRUE(w0.ok() && w1.ok());
+  ASSERT_TRUE((*w0)->append(evaluation("c", "a", 0, 1, true, 1.2)).ok());
+  ASSERT_TRUE((*w1)->append(evaluation("c", "b", 0, 1, true, 0.8)).ok());
+  ASSERT_TRUE((*w1)->append(evaluation("c", "b", 0, 2, true, 2.0)).ok());
+  std::ofstream(dir / "evaluations.shard-1-of-2.jsonl", std::ios::app) << "{\"kind\": \"evalu";  // mid-append
+  std::ofstream(dir / "evaluations.shard-0-of-2.jsonl", std::ios::app) << "{broken}\n";
+  std::ofstream(dir / "notes.jsonl") << "{}\n";  // not a corpus file
+
+  auto c = load(dir.string());
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  EXPECT_EQ(c->files, (std::vector<std::string>{"evaluations.shard-0-of-2.jsonl", "evaluations.shard-1-of-2.jsonl"}));
+  ASSERT_EQ(c->records.size(), 3u);
+  EXPECT_EQ(c->torn_tails, 1);
+  ASSERT_EQ(c->damaged.size(), 1u);
+  EXPECT_EQ(c->damaged[0].line, 2u);
+  EXPECT_FALSE(c->records[1].best);  // 0.8x loses to 2.0x at turn 2
+  EXPECT_TRUE(c->records[2].best);
+  EXPECT_TRUE(c->records[0].best);
+
+  // A writer reopening its torn file closes the line first.
+  w1->reset();
+  auto again = Writer::open(dir.string(), Shard{1, 2}.file_name());
+  ASSERT_TRUE(again.ok());
+  ASSERT_TRUE((*again)->append(evaluation("c", "b", 1, 1, false, std::nullopt)).ok());
+  auto c2 = load(dir.string());
+  ASSERT_TRUE(c2.ok());
+  EXPECT_EQ(c2->records.size(), 4u);
+  EXPECT_EQ(c2->damaged.size(), 2u);  // the closed torn line is now a damaged complete line
+}
+
+TEST_F(CorpusDir, OneWriterPerFile) {
+  auto first = Writer::open(dir.string());
+  ASSERT_TRUE(first.ok());
+  auto second = Writer::open(dir.string());
+  ASSERT_FALSE(second.ok());
+  EXPECT_EQ(second.error().code, "corpus.busy");
+  EXPECT_TRUE(Writer::open(dir.string(), Shard{0, 2}.file_name()).ok());  // another file: fine
+  first = Writer::open(dir.string(), Shard{1, 2}.file_name());             // the first one closes
+  EXPECT_TRUE(Writer::open(dir.string()).ok());
+}
+
+TEST_F(CorpusDir, NoCorpusIsAnError) {
+  auto c = load(dir.string());
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.error().message.find("kforge run --out"), std::string::npos);
+}
+
+TEST_F(CorpusDir, FollowerReturnsEachCompleteRecordOnce) {
+  Follower f(dir.string());
+  EXPECT_TRUE(f.poll().empty());
+  auto w = Writer::open(dir.string());
+  ASSERT_TRUE(w.ok());
+  ASSERT_TRUE((*w)->append(evaluation("c", "a", 0, 1, true, 1.0)).ok());
+  EXPECT_EQ(f.poll().size(), 1u);
+  EXPECT_TRUE(f.poll().empty());
+  std::ofstream(dir / "evaluations.shard-3-of-4.jsonl") << evaluation("c", "z", 0, 1, false, std::nullopt).to_json().dump();
+  EXPECT_TRUE(f.poll().empty());  // no newline yet
+  std::ofstream(dir / "evaluations.shard-3-of-4.jsonl", std::ios::app) << "\n";
+  auto more = f.poll();
+  ASSERT_EQ(more.size(), 1u);
+  EXPECT_EQ(more[0].problem.name, "z");
+}
+
+TEST(ShardSpec, ParsesAndPartitionsDeterministically) {
+  EXPECT_TRUE(Shard::parse("0/1").ok());
+  auto s = Shard::parse("3/8");
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ(s->index, 3);
+  EXPECT_EQ(s->count, 8);
+  EXPECT_EQ(s->file_name(), "evaluations.shard-3-of-8.jsonl");
+  EXPECT_EQ(Shard{}.file_name(), "evaluations.jsonl");
+  for (const char* bad : {"", "3", "8/8", "-1/2", "1/0", "a/b", "1/2x", "1//2"}) EXPECT_FALSE(Shard::parse(bad).ok()) << bad;
+  // Every unit in exactly one shard, and a fixed assignment (stable across machines and versions).
+  std::map<int, int> sizes;
+  for (int p = 0; p < 50; ++p)
+    for (int smp = 0; smp < 4; ++smp) {
+      UnitKey k{"cfg", "problem_" + std::to_string(p), smp};
+      int owners = 0;
+      for (int i = 0; i < 4; ++i) owners += Shard{i, 4}.owns(k) ? 1 : 0;
+      EXPECT_EQ(owners, 1);
+      ++sizes[Shard::shard_of(k, 4)];
+    }
+  for (int i = 0; i < 4; ++i) EXPECT_GT(sizes[i], 20) << "shard " << i << " is nearly empty";
+  EXPECT_EQ(Shard::shard_of({"a", "b", 0}, 1000), 527);  // first 8 bytes of sha256("a\nb\n0") mod 1000
+}
+
+}  // namespace
+}  // namespace kf::corpus
