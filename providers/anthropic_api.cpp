@@ -101,7 +101,7 @@ class AnthropicStreamDecoder final : public StreamDecoder {
     return std::nullopt;
   }
 
-  AttemptResult finish() override {
+  AttemptResult finish(StreamEnd) override {
     if (!stopped_) return api::truncated("the stream ended without message_stop");
     api::split_output(output_tokens_, thinking_tokens_, reply_.answer.size(), blocks_.thinking_chars(), reply_.usage);
     return api::finalize(std::move(reply_));
@@ -153,7 +153,7 @@ class AnthropicAdapter final : public ApiAdapter {
 
   AttemptResult parse_body(std::string_view body) const override {
     const auto j = api::parse_json(body);
-    if (!j || !j->is_object()) return api::malformed("the response body is not a JSON object: " + api::excerpt(body, 120));
+    if (!j || !j->is_object()) return api::malformed("the response body is not a JSON object: " + api::describe_body(body, 120));
     if (api::str(*j, "type") == "error" || j->contains("error")) return api::error_from_object(ApiFamily::anthropic, *j, 0);
     const json& content = api::member(*j, "content");
     if (!content.is_array()) return api::malformed("the response has no content[]: " + api::excerpt(body, 120));

@@ -29,13 +29,17 @@ struct AttemptError {
 
 using AttemptResult = std::variant<Reply, AttemptError>;
 
+// How the byte stream ended: the server closed it properly, or the connection broke.
+enum class StreamEnd { clean, cut };
+
 class StreamDecoder {
  public:
   virtual ~StreamDecoder() = default;
   // nullopt to keep reading; an error ends the attempt.
   virtual std::optional<AttemptError> on_event(const SseEvent& event) = 0;
-  // The byte stream ended: the reply, or `truncated` when the API's end marker never came.
-  virtual AttemptResult finish() = 0;
+  // The byte stream ended: the reply, or `truncated` when the API's end marker never came (a decoder may
+  // accept a weaker marker when the server closed the stream itself).
+  virtual AttemptResult finish(StreamEnd end) = 0;
 };
 
 class ApiAdapter {

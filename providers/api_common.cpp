@@ -1,6 +1,7 @@
 #include "providers/api_common.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdint>
 
@@ -48,6 +49,26 @@ std::string excerpt(std::string_view text, size_t max_chars) {
     if (c == '\n' || c == '\r') c = ' ';
   }
   return out;
+}
+
+std::string describe_body(std::string_view body, size_t max_chars) {
+  const auto first = body.find_first_not_of(" \t\r\n");
+  if (first == std::string_view::npos) return "(empty body)";
+  if (body[first] != '<') return excerpt(body, max_chars);
+  std::string lowered(body.substr(0, std::min<size_t>(body.size(), 64 * 1024)));
+  for (auto& c : lowered) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const auto open = lowered.find("<title");
+  const auto open_end = open == std::string::npos ? open : lowered.find('>', open);
+  const auto close = open_end == std::string::npos ? open_end : lowered.find("</title>", open_end);
+  if (close == std::string::npos) return "an HTML page: " + excerpt(body, max_chars);
+  std::string title;  // whitespace runs collapsed
+  for (char c : body.substr(open_end + 1, close - open_end - 1)) {
+    const bool space = std::isspace(static_cast<unsigned char>(c));
+    if (space && (title.empty() || title.back() == ' ')) continue;
+    title.push_back(space ? ' ' : c);
+  }
+  while (!title.empty() && title.back() == ' ') title.pop_back();
+  return "an HTML page: " + excerpt(title.empty() ? body : std::string_view(title), max_chars);
 }
 
 namespace {

@@ -26,6 +26,10 @@ std::optional<json> parse_json(std::string_view text);
 // Text cut to a readable length with secrets redacted, for error details.
 std::string excerpt(std::string_view text, size_t max_chars = 300);
 
+// A body for a message: "(empty body)", an HTML page by its <title> ("an HTML page: 502 Bad Gateway"), else an
+// excerpt. Proxies and wrong base_urls answer with HTML pages whose first bytes are markup, not the reason.
+std::string describe_body(std::string_view body, size_t max_chars = 300);
+
 // An error object as the APIs send it, in a body or mid-stream: {"error": {...}} or the inner
 // object. `http_status` is 0 for a mid-stream error after HTTP 200. Classed by error_classifier.h.
 AttemptError error_from_object(ApiFamily family, const json& error_object, int http_status);

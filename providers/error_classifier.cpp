@@ -96,9 +96,22 @@ bool says_out_of_credit(const std::string& t) {
 }
 
 bool says_context_length(const std::string& t) {
+  // Anthropic: "input length and `max_tokens` exceed context limit"; llama.cpp: "exceeds the available context
+  // size" (type exceed_context_size_error, sent with HTTP 400 or 500) and "Context size has been exceeded".
   return contains(t, "context_length_exceeded") || contains(t, "prompt is too long") ||
          contains(t, "maximum context length") || contains(t, "input tokens exceed") ||
-         contains(t, "exceeds the maximum number of tokens") || contains(t, "context window");
+         contains(t, "exceeds the maximum number of tokens") || contains(t, "context window") ||
+         contains(t, "exceed context limit") || contains(t, "exceed_context_size") ||
+         contains(t, "available context size") || contains(t, "context size has been exceeded");
+}
+
+// A google.rpc.Status error ({"code": 429, "status": "RESOURCE_EXHAUSTED", "details": [...]}), as Gemini's
+// OpenAI-compatible endpoint sends it too.
+bool is_google_status(const Fields& f) {
+  if (f.status.empty() || f.numeric_code == 0) return false;
+  for (char ch : f.status)
+    if (!(std::isupper(static_cast<unsigned char>(ch)) || ch == '_')) return false;
+  return true;
 }
 
 void set(ErrorClass& c, ProviderErrorKind kind, bool retryable, ErrorCause cause = ErrorCause::none) {
@@ -116,10 +129,12 @@ void generic(ErrorClass& c, int s, const std::string& all) {
   if (s == 429 || contains(all, "rate_limit") || contains(all, "rate limit") || contains(all, "resource_exhausted"))
     return set(c, ProviderErrorKind::rate_limit, true);
   if (s == 413) return set(c, ProviderErrorKind::bad_request, false, ErrorCause::request_too_large);
+  // Before the 5xx rule: llama.cpp reports an over-long prompt as HTTP 500, and no retry can fix it.
+  if (says_context_length(all)) return set(c, ProviderErrorKind::bad_request, false, ErrorCause::context_length);
+  if (s >= 300 && s <= 399) return set(c, ProviderErrorKind::bad_request, false);
   if (s == 408 || s == 409 || (s >= 500 && s <= 599) || contains(all, "overloaded") || contains(all, "server_error") ||
       contains(all, "api_error") || contains(all, "unavailable") || contains(all, "internal") || contains(all, "timeout"))
     return set(c, ProviderErrorKind::server, true);
-  if (says_context_length(all)) return set(c, ProviderErrorKind::bad_request, false, ErrorCause::context_length);
   if (s == 404 || contains(all, "not_found") || contains(all, "model_not_found"))
     return set(c, ProviderErrorKind::bad_request, false, ErrorCause::model_not_found);
   if ((s >= 400 && s <= 499) || contains(all, "invalid")) return set(c, ProviderErrorKind::bad_request, false);
@@ -202,6 +217,7 @@ ErrorClass classify_fields(ApiFamily family, const Fields& f, int http_status) {
   c.detail = describe(f, http_status);
   std::string all = lower(f.type + " " + f.code + " " + f.status + " " + f.message);
   for (const auto& r : f.reasons) all += " " + lower(r);
+  if (family == ApiFamily::openai && is_google_status(f)) family = ApiFamily::gemini;
   switch (family) {
     case ApiFamily::openai: classify_openai(c, f, http_status, all); break;
     case ApiFamily::anthropic: classify_anthropic(c, f, http_status, all); break;
@@ -266,7 +282,9 @@ ErrorClass classify_error_object(ApiFamily family, const nlohmann::json& error_o
 ErrorClass classify_http_error(ApiFamily family, int http_status, const HeaderMap& headers, std::string_view body,
                                double now_epoch_s) {
   ErrorClass c;
-  const json j = json::parse(body.begin(), body.end(), nullptr, /*allow_exceptions=*/false);
+  json j = json::parse(body.begin(), body.end(), nullptr, /*allow_exceptions=*/false);
+  // Google's endpoints (Gemini's OpenAI-compatible one among them) wrap the error object in an array.
+  if (!j.is_discarded() && j.is_array() && j.size() == 1 && j[0].is_object() && j[0].contains("error")) j = j[0];
   if (!j.is_discarded() && j.is_object() && (j.contains("error") || j.contains("message"))) {
     c = classify_error_object(family, j, http_status);
   } else {
@@ -274,12 +292,18 @@ ErrorClass classify_http_error(ApiFamily family, int http_status, const HeaderMa
     Fields f;
     f.message = std::string(body);
     c = classify_fields(family, f, http_status);
-    c.detail = "HTTP " + std::to_string(http_status) + (body.empty() ? "" : ": " + api::excerpt(body, 300));
+    c.detail = "HTTP " + std::to_string(http_status) + ": " + api::describe_body(body);
+  }
+  if (http_status >= 300 && http_status <= 399) {
+    const auto location = headers.find("location");
+    c.detail += " (a redirect" + (location == headers.end() ? std::string() : " to " + api::excerpt(location->second, 200)) +
+                ": set base_url to the address the API is served at)";
   }
   // The SDKs' rule: the status decides whether to retry (408, 409, 429, 5xx); the body only says what
   // kind of failure it is, except that a final one (an exhausted account or daily quota, a bad key)
   // is never worth another attempt.
-  const bool final_kind = c.kind == ProviderErrorKind::quota || c.kind == ProviderErrorKind::auth;
+  const bool final_kind = c.kind == ProviderErrorKind::quota || c.kind == ProviderErrorKind::auth ||
+                          c.cause == ErrorCause::context_length;
   c.retryable = is_retryable_status(http_status) && !final_kind;
   if (c.retryable && http_status == 429) c.kind = ProviderErrorKind::rate_limit;
   if (c.retryable && http_status >= 500 && c.kind != ProviderErrorKind::rate_limit) c.kind = ProviderErrorKind::server;

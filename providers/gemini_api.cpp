@@ -71,7 +71,7 @@ class GeminiStreamDecoder final : public StreamDecoder {
     return std::nullopt;
   }
 
-  AttemptResult finish() override {
+  AttemptResult finish(StreamEnd) override {
     if (!finished_) return api::truncated("the stream ended before any chunk carried a finishReason");
     return api::finalize(std::move(reply_));
   }
@@ -121,7 +121,7 @@ class GeminiAdapter final : public ApiAdapter {
 
   AttemptResult parse_body(std::string_view body) const override {
     const auto j = api::parse_json(body);
-    if (!j || !j->is_object()) return api::malformed("the response body is not a JSON object: " + api::excerpt(body, 120));
+    if (!j || !j->is_object()) return api::malformed("the response body is not a JSON object: " + api::describe_body(body, 120));
     if (j->contains("error")) return api::error_from_object(ApiFamily::gemini, *j, 0);
     if (!j->contains("candidates") && !j->contains("promptFeedback"))
       return api::malformed("the response has no candidates[]: " + api::excerpt(body, 120));

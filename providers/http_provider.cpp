@@ -80,7 +80,7 @@ AttemptResult HttpProvider::attempt_once(const HttpRequest& request, HttpExchang
     // The connection broke; if the stream had already delivered its end marker, the reply is whole.
     parser.finish();
     if (!stream_error) {
-      AttemptResult whole = decoder->finish();
+      AttemptResult whole = decoder->finish(StreamEnd::cut);
       if (std::holds_alternative<Reply>(whole)) return whole;
     }
   }
@@ -116,8 +116,11 @@ AttemptResult HttpProvider::attempt_once(const HttpRequest& request, HttpExchang
     // A server that ignored stream:true (or reported an error with status 200) sent plain JSON.
     const auto first = body.find_first_not_of(" \t\r\n");
     if (first != std::string::npos && body[first] == '{') return adapter_->parse_body(body);
+    // Not an event stream at all (an HTML page from a wrong base_url or a login proxy): not a cut stream.
+    if (first != std::string::npos && parser.comments_seen() == 0)
+      return api::malformed("HTTP 200 without an event stream: " + api::describe_body(body, 200));
   }
-  return decoder->finish();
+  return decoder->finish(StreamEnd::clean);
 }
 
 ProviderResult<Reply> HttpProvider::complete(const std::vector<ChatMessage>& messages) {

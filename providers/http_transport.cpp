@@ -151,6 +151,9 @@ HttpExchange http_post(const HttpRequest& request, const BodySink& sink) {
   curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, on_progress);
   curl_easy_setopt(h, CURLOPT_XFERINFODATA, &st);
   curl_easy_setopt(h, CURLOPT_TCP_KEEPALIVE, 1L);
+  // Offer every encoding libcurl can decode, and decode what comes: a proxy that gzips a body anyway is
+  // then read as text instead of failing as malformed JSON.
+  curl_easy_setopt(h, CURLOPT_ACCEPT_ENCODING, "");
 
   const CURLcode code = curl_easy_perform(h);
   exchange.seconds = now_s() - st.start;

@@ -96,8 +96,10 @@ class ChatStreamDecoder final : public StreamDecoder {
     return std::nullopt;
   }
 
-  AttemptResult finish() override {
-    if (!done_) {
+  AttemptResult finish(StreamEnd end) override {
+    // Some compatible servers (ik_llama.cpp, llama-box, mlc-llm) close the stream after the finish_reason
+    // chunk without `data: [DONE]`; a stream the server closed itself after a finish_reason is whole.
+    if (!done_ && !(end == StreamEnd::clean && !reply_.finish_reason.empty())) {
       return api::truncated("the stream ended without `data: [DONE]`" +
                             std::string(reply_.finish_reason.empty() ? "" : " (after finish_reason " +
                                                                            reply_.finish_reason + ")"));
@@ -147,7 +149,7 @@ class ChatAdapter final : public ApiAdapter {
 
   AttemptResult parse_body(std::string_view body) const override {
     const auto j = api::parse_json(body);
-    if (!j || !j->is_object()) return api::malformed("the response body is not a JSON object: " + api::excerpt(body, 120));
+    if (!j || !j->is_object()) return api::malformed("the response body is not a JSON object: " + api::describe_body(body, 120));
     if (j->contains("error")) return api::error_from_object(ApiFamily::openai, *j, 0);
     const json& choices = api::member(*j, "choices");
     if (!choices.is_array() || choices.empty())

@@ -107,7 +107,7 @@ class ResponsesStreamDecoder final : public StreamDecoder {
     return std::nullopt;
   }
 
-  AttemptResult finish() override {
+  AttemptResult finish(StreamEnd) override {
     if (!terminal_)
       return api::truncated("the stream ended without response.completed, response.incomplete or response.failed");
     AttemptResult from_final = reply_from_response(final_response_);
@@ -171,7 +171,7 @@ class ResponsesAdapter final : public ApiAdapter {
 
   AttemptResult parse_body(std::string_view body) const override {
     const auto j = api::parse_json(body);
-    if (!j || !j->is_object()) return api::malformed("the response body is not a JSON object: " + api::excerpt(body, 120));
+    if (!j || !j->is_object()) return api::malformed("the response body is not a JSON object: " + api::describe_body(body, 120));
     if (j->contains("error") && !api::member(*j, "error").is_null() && !j->contains("output"))
       return api::error_from_object(ApiFamily::openai, *j, 0);
     if (!j->contains("output") && !j->contains("status"))

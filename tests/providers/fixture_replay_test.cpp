@@ -33,6 +33,15 @@ std::string wire_dir() {
   return "";
 }
 
+// Bodies added by review (tests/providers/wire_review, sources in its README.md); a step names them "review/...".
+const std::string kReview = "review/";
+std::string review_dir() { return std::string(KFORGE_TEST_SOURCE_DIR) + "/tests/providers/wire_review"; }
+
+std::string fixture_path(const std::string& wire, const std::string& fixture) {
+  if (fixture.rfind(kReview, 0) == 0) return review_dir() + "/" + fixture.substr(kReview.size());
+  return wire + "/fixtures/" + fixture;
+}
+
 std::string skip_message() {
   const char* d = std::getenv("KFORGE_WIRE_DIR");
   if (d && *d) return std::string("KFORGE_WIRE_DIR=") + d + " has no fixtures/ folder: point it at the wire folder";
@@ -69,6 +78,12 @@ struct Case {
   ErrorCause cause = ErrorCause::none;
   int attempts = 1;
   double max_server_wait_s = 60;
+  std::string message_has{};  // a part of the error message that makes it actionable
+  bool uses_shared() const {
+    for (const auto& s : steps)
+      if (s.fixture.rfind(kReview, 0) != 0) return true;
+    return false;
+  }
 };
 void PrintTo(const Case& c, std::ostream* os) { *os << c.name; }
 
@@ -281,11 +296,66 @@ std::vector<Case> cases() {
   return v;
 }
 
+Case with_message(Case c, std::string part) {
+  c.message_has = std::move(part);
+  return c;
+}
+
+// Shapes of real responses the recorded set lacks, each from the source named in wire_review/README.md.
+std::vector<Case> review_cases() {
+  std::vector<Case> v;
+  const std::string rv = kReview;
+  // Context overflow in the words Anthropic and llama.cpp use: no retry can shorten the prompt.
+  v.push_back(failure("an-400-context-limit", K::anthropic, false, {{rv + "an_400_context_limit.json", 400}},
+                      E::bad_request, ErrorCause::context_length));
+  v.push_back(failure("llamacpp-400-exceed-context-size", K::openai_compatible, true,
+                      {{rv + "llamacpp_400_exceed_context.json", 400}}, E::bad_request, ErrorCause::context_length));
+  v.push_back(failure("llamacpp-500-exceed-context-size", K::openai_compatible, true,
+                      {{rv + "llamacpp_500_exceed_context.json", 500, json::object(), true}}, E::bad_request,
+                      ErrorCause::context_length));
+  v.push_back(failure("llamacpp-500-context-size-exceeded", K::openai_compatible, false,
+                      {{rv + "llamacpp_500_context_exceeded.json", 500, json::object(), true}}, E::bad_request,
+                      ErrorCause::context_length));
+  v.push_back(failure("sglang-stream-error-chunk-context", K::openai_compatible, true,
+                      {{rv + "sglang_stream_error_context.sse", 200, json::object(), true}}, E::bad_request,
+                      ErrorCause::context_length));
+  // Gemini's OpenAI-compatible endpoint wraps google.rpc.Status errors in an array.
+  v.push_back(failure("gecompat-400-api-key-invalid-array", K::openai_compatible, true,
+                      {{rv + "gecompat_400_key_array.json", 400}}, E::auth, ErrorCause::key_invalid));
+  v.push_back(reply("gecompat-429-array-then-ok", K::openai_compatible, true,
+                    {{rv + "gecompat_429_array.json", 429, {{"retry-after", "0.05"}}}, {"oc_stream_plain.sse"}}, kOcPlain,
+                    "", "stop", {14, 0, 30, 0, R}));
+  // Proxies' HTML pages: retried on 5xx, named by their title, never read as a cut stream.
+  v.push_back(reply("cloudflare-502-html-then-ok", K::openai_chat, true,
+                    {{rv + "cloudflare_502.html", 502}, {"oc_stream_plain.sse"}}, kOcPlain, "", "stop", {14, 0, 30, 0, R}));
+  v.push_back(with_message(failure("cloudflare-502-html-always", K::openai_chat, false,
+                                   {{rv + "cloudflare_502.html", 502, json::object(), true}}, E::server, ErrorCause::none, 3),
+                           "HTTP 502: an HTML page: 502 Bad Gateway"));
+  v.push_back(with_message(failure("html-page-with-200-to-a-stream", K::openai_compatible, true,
+                                   {{rv + "webui_200_index.html", 200, json::object(), true}}, E::malformed,
+                                   ErrorCause::none, 3),
+                           "without an event stream: an HTML page: Open WebUI"));
+  v.push_back(with_message(failure("nginx-301-redirect", K::openai_compatible, false,
+                                   {{rv + "nginx_301.html", 301, {{"Location", "https://llm.example.org/v1/chat/completions"}}}},
+                                   E::bad_request),
+                           "redirect to https://llm.example.org/v1/chat/completions"));
+  // A server that closes the stream after finish_reason without `data: [DONE]`.
+  v.push_back(reply("iklcpp-stream-no-done", K::openai_compatible, true, {{rv + "iklcpp_stream_no_done.sse"}}, "Tile it.",
+                    "", "stop", {17, 0, 3, 0, NONE}));
+  v.push_back(reply("an-stream-overloaded-error-event-then-ok", K::anthropic, true,
+                    {{rv + "an_stream_error_overloaded_type.sse"}, {"an_stream_basic.sse"}}, "Hello there!", "", "stop",
+                    {11, 0, 6, 0, NONE}));
+  v.push_back(reply("oc-nonstream-gzip", K::openai_chat, false,
+                    {{rv + "oc_nonstream_gzip.json.gz", 200, {{"Content-Encoding", "gzip"}}}}, "Compressed hello.", "",
+                    "stop", {14, 0, 4, 0, R}));
+  return v;
+}
+
 class FixtureReplay : public ::testing::TestWithParam<Case> {
  protected:
   void SetUp() override {
     wire_ = wire_dir();
-    if (wire_.empty()) GTEST_SKIP() << skip_message();
+    if (wire_.empty() && GetParam().uses_shared()) GTEST_SKIP() << skip_message();
     dir_ = testing::make_temp_dir("kforge-fixture-replay");
   }
   void TearDown() override {
@@ -302,7 +372,7 @@ TEST_P(FixtureReplay, HandledAsTheReadmeSays) {
   const Case& c = GetParam();
   json script = json::array();
   for (const auto& step : c.steps) {
-    json entry = {{"body_file", wire_ + "/fixtures/" + step.fixture}, {"headers", step.headers}};
+    json entry = {{"body_file", fixture_path(wire_, step.fixture)}, {"headers", step.headers}};
     if (step.status != 200) entry["status"] = step.status;
     if (step.unlimited) entry["times"] = "unlimited";
     script.push_back(entry);
@@ -330,6 +400,9 @@ TEST_P(FixtureReplay, HandledAsTheReadmeSays) {
     EXPECT_EQ(to_string(e->cause), to_string(c.cause)) << e->message;
     EXPECT_EQ(e->attempts, c.attempts) << e->message;
     EXPECT_FALSE(e->advice.empty());
+    if (!c.message_has.empty()) {
+      EXPECT_NE(e->message.find(c.message_has), std::string::npos) << e->message;
+    }
     EXPECT_EQ(requests.size(), static_cast<size_t>(c.attempts));
     return;
   }
@@ -367,6 +440,7 @@ std::string case_name(const ::testing::TestParamInfo<Case>& c) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Wire, FixtureReplay, ::testing::ValuesIn(cases()), case_name);
+INSTANTIATE_TEST_SUITE_P(Review, FixtureReplay, ::testing::ValuesIn(review_cases()), case_name);
 
 TEST(FixtureReplayCoverage, EveryFixtureIsReplayed) {
   const std::string wire = wire_dir();
@@ -374,12 +448,30 @@ TEST(FixtureReplayCoverage, EveryFixtureIsReplayed) {
   std::set<std::string> used;
   for (const auto& c : cases())
     for (const auto& s : c.steps) used.insert(s.fixture);
+  for (const auto& c : review_cases())
+    for (const auto& s : c.steps)
+      if (s.fixture.rfind(kReview, 0) != 0) used.insert(s.fixture);
   size_t files = 0;
   for (const auto& entry : fs::directory_iterator(wire + "/fixtures")) {
     ++files;
     EXPECT_TRUE(used.count(entry.path().filename().string())) << entry.path().filename() << " is not replayed";
   }
   EXPECT_EQ(files, used.size()) << "a case names a fixture that does not exist";
+}
+
+TEST(FixtureReplayCoverage, EveryReviewBodyIsReplayed) {
+  std::set<std::string> used;
+  for (const auto& c : review_cases())
+    for (const auto& s : c.steps)
+      if (s.fixture.rfind(kReview, 0) == 0) used.insert(s.fixture.substr(kReview.size()));
+  size_t files = 0;
+  for (const auto& entry : fs::directory_iterator(review_dir())) {
+    const std::string name = entry.path().filename().string();
+    if (name == "README.md") continue;
+    ++files;
+    EXPECT_TRUE(used.count(name)) << name << " is not replayed";
+  }
+  EXPECT_EQ(files, used.size()) << "a review case names a body that does not exist";
 }
 
 }  // namespace
