@@ -10,7 +10,8 @@ constexpr const char* kRedactedMarker = "[redacted thinking]";
 
 std::string normalise_stop(const std::string& reason) {
   if (reason == "end_turn" || reason == "stop_sequence") return "stop";
-  if (reason == "max_tokens") return "length";
+  // model_context_window_exceeded: the output ran into the context window (API 2025+, SDK v0.119.0).
+  if (reason == "max_tokens" || reason == "model_context_window_exceeded") return "length";
   if (reason == "refusal") return "content_filter";
   return reason;
 }

@@ -142,6 +142,18 @@ AttemptResult finalize(Reply reply) {
     err.usage = reply.usage;
     return err;
   }
+  if (reply.answer.find_first_not_of(" \t\r\n") == std::string::npos) {
+    // Gemini 2.5 now and then ends with STOP and no parts at all; an empty answer would cost a campaign
+    // turn (and an empty assistant message, which Anthropic rejects), while a new request usually answers.
+    AttemptError err;
+    err.kind = ProviderErrorKind::server;
+    err.retryable = true;
+    err.detail = "the reply carried no answer text (finish reason " +
+                 (reply.finish_reason.empty() ? std::string("none") : reply.finish_reason) + ", " +
+                 std::to_string(reply.reasoning.size()) + " characters of reasoning)";
+    err.usage = reply.usage;
+    return err;
+  }
   return reply;
 }
 

@@ -47,8 +47,8 @@ void split_output(int64_t total_output, std::optional<int64_t> reported_reasonin
 AttemptError malformed(std::string detail);
 AttemptError truncated(std::string detail);
 
-// Final checks on a decoded reply: a content-filter stop is an error, and so is a length stop
-// that left no answer at all.
+// Final checks on a decoded reply: a content-filter stop is an error, a length stop that left no answer
+// at all is output_limit, and any other reply without answer text is a retryable server error.
 AttemptResult finalize(Reply reply);
 
 }  // namespace kf::api

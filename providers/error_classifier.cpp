@@ -132,6 +132,8 @@ void generic(ErrorClass& c, int s, const std::string& all) {
   // Before the 5xx rule: llama.cpp reports an over-long prompt as HTTP 500, and no retry can fix it.
   if (says_context_length(all)) return set(c, ProviderErrorKind::bad_request, false, ErrorCause::context_length);
   if (s >= 300 && s <= 399) return set(c, ProviderErrorKind::bad_request, false);
+  // Before the server words: Ollama's 404 for an unknown model has type "api_error".
+  if (s == 404) return set(c, ProviderErrorKind::bad_request, false, ErrorCause::model_not_found);
   if (s == 408 || s == 409 || (s >= 500 && s <= 599) || contains(all, "overloaded") || contains(all, "server_error") ||
       contains(all, "api_error") || contains(all, "unavailable") || contains(all, "internal") || contains(all, "timeout"))
     return set(c, ProviderErrorKind::server, true);
@@ -307,6 +309,9 @@ ErrorClass classify_http_error(ApiFamily family, int http_status, const HeaderMa
   c.retryable = is_retryable_status(http_status) && !final_kind;
   if (c.retryable && http_status == 429) c.kind = ProviderErrorKind::rate_limit;
   if (c.retryable && http_status >= 500 && c.kind != ProviderErrorKind::rate_limit) c.kind = ProviderErrorKind::server;
+  // A 4xx whose words sound like a server failure ("api_error", "internal") is still a request the server refused.
+  if (!c.retryable && http_status >= 400 && http_status <= 499 && c.kind == ProviderErrorKind::server)
+    c.kind = ProviderErrorKind::bad_request;
   if (const auto forced = parse_should_retry(headers)) c.retryable = *forced;
   if (const auto header_wait = parse_retry_after(headers, now_epoch_s)) c.server_wait_s = header_wait;
   return c;

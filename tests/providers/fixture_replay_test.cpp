@@ -348,6 +348,21 @@ std::vector<Case> review_cases() {
   v.push_back(reply("oc-nonstream-gzip", K::openai_chat, false,
                     {{rv + "oc_nonstream_gzip.json.gz", 200, {{"Content-Encoding", "gzip"}}}}, "Compressed hello.", "",
                     "stop", {14, 0, 4, 0, R}));
+  // An unknown model on Ollama's /v1: HTTP 404 with type "api_error" is the model name, not a server failure.
+  v.push_back(failure("ollama-404-model-not-found", K::openai_compatible, false,
+                      {{rv + "ollama_404_model_not_found.json", 404}}, E::bad_request, ErrorCause::model_not_found));
+  // Anthropic's newer stop reason: the output ran into the context window (here during thinking).
+  v.push_back(failure("an-stream-model-context-window-exceeded", K::anthropic, true,
+                      {{rv + "an_stream_context_window_exceeded.sse"}}, E::output_limit));
+  // Gemini's empty STOP candidate (no parts): retried, never handed on as an empty answer.
+  v.push_back(with_message(failure("ge-nonstream-empty-stop-always", K::gemini, false,
+                                   {{rv + "ge_nonstream_empty_stop.json", 200, json::object(), true}}, E::server,
+                                   ErrorCause::none, 3),
+                           "no answer text (finish reason stop"));
+  v.push_back(long_reply(reply("ge-nonstream-empty-stop-then-ok", K::gemini, false,
+                               {{rv + "ge_nonstream_empty_stop.json"}, {"ge_nonstream_cached.json"}}, "", "", "stop",
+                               {5, 3, 238, 41, R}),
+                         "{\n  \"simpleString\": \"example\",", "\"innerNumber\": 100\n  }\n}", 576));
   return v;
 }
 
