@@ -102,7 +102,8 @@ bool says_context_length(const std::string& t) {
          contains(t, "maximum context length") || contains(t, "input tokens exceed") ||
          contains(t, "exceeds the maximum number of tokens") || contains(t, "context window") ||
          contains(t, "exceed context limit") || contains(t, "exceed_context_size") ||
-         contains(t, "available context size") || contains(t, "context size has been exceeded");
+         contains(t, "available context size") || contains(t, "context size has been exceeded") ||
+         contains(t, "exceeds context size") || contains(t, "context_exceeded");
 }
 
 // A google.rpc.Status error ({"code": 429, "status": "RESOURCE_EXHAUSTED", "details": [...]}), as Gemini's

@@ -319,6 +319,12 @@ std::vector<Case> review_cases() {
   v.push_back(failure("sglang-stream-error-chunk-context", K::openai_compatible, true,
                       {{rv + "sglang_stream_error_context.sse", 200, json::object(), true}}, E::bad_request,
                       ErrorCause::context_length));
+  // An overflow reported as server_error after HTTP 200 (kronk) and as type context_exceeded (ds4).
+  v.push_back(failure("kronk-stream-server-error-context-window-full", K::openai_compatible, true,
+                      {{rv + "kronk_stream_error_context_window.sse", 200, json::object(), true}}, E::bad_request,
+                      ErrorCause::context_length));
+  v.push_back(failure("ds4-400-context-exceeded", K::openai_compatible, false, {{rv + "ds4_400_context_exceeded.json", 400}},
+                      E::bad_request, ErrorCause::context_length));
   // Gemini's OpenAI-compatible endpoint wraps google.rpc.Status errors in an array.
   v.push_back(failure("gecompat-400-api-key-invalid-array", K::openai_compatible, true,
                       {{rv + "gecompat_400_key_array.json", 400}}, E::auth, ErrorCause::key_invalid));
