@@ -16,12 +16,21 @@ std::string normalise_stop(const std::string& reason) {
   return reason;
 }
 
-// Anthropic's input_tokens excludes cache reads and writes; ours includes them.
-void take_input_usage(const json& u, Usage& usage) {
-  const int64_t cache_read = api::int64(u, "cache_read_input_tokens");
-  usage.input_tokens = api::int64(u, "input_tokens") + cache_read + api::int64(u, "cache_creation_input_tokens");
-  usage.cached_input_tokens = cache_read;
-}
+// Anthropic's input_tokens excludes cache reads and writes; ours includes them. Each field a usage object
+// reports replaces the earlier figure: message_delta repeats them cumulatively, or leaves them out, or sends
+// them as null ({"input_tokens": null, "output_tokens": 4, ...}), which must not erase message_start's.
+struct InputCounts {
+  int64_t input = 0, cache_read = 0, cache_creation = 0;
+  void take(const json& u) {
+    if (auto v = api::reported_count(u, "input_tokens")) input = *v;
+    if (auto v = api::reported_count(u, "cache_read_input_tokens")) cache_read = *v;
+    if (auto v = api::reported_count(u, "cache_creation_input_tokens")) cache_creation = *v;
+  }
+  void into(Usage& usage) const {
+    usage.input_tokens = input + cache_read + cache_creation;
+    usage.cached_input_tokens = cache_read;
+  }
+};
 
 // output_tokens includes thinking. Newer responses say how much in output_tokens_details.thinking_tokens
 // (in message_delta and in a whole body); older ones do not, and the split is then estimated from the
@@ -73,7 +82,8 @@ class AnthropicStreamDecoder final : public StreamDecoder {
       const json& message = api::member(*data, "message");
       reply_.model = api::str(message, "model");
       const json& u = api::member(message, "usage");
-      take_input_usage(u, reply_.usage);
+      inputs_.take(u);
+      inputs_.into(reply_.usage);
       output_tokens_ = api::int64(u, "output_tokens");
       if (auto t = thinking_tokens(u)) thinking_tokens_ = t;
     } else if (type == "content_block_start") {
@@ -88,9 +98,10 @@ class AnthropicStreamDecoder final : public StreamDecoder {
       if (auto stop = api::str(api::member(*data, "delta"), "stop_reason"); !stop.empty())
         reply_.finish_reason = normalise_stop(stop);
       const json& u = api::member(*data, "usage");
-      if (u.contains("output_tokens")) output_tokens_ = api::int64(u, "output_tokens");
+      if (auto v = api::reported_count(u, "output_tokens")) output_tokens_ = *v;
       if (auto t = thinking_tokens(u)) thinking_tokens_ = t;
-      if (u.contains("input_tokens")) take_input_usage(u, reply_.usage);
+      inputs_.take(u);
+      inputs_.into(reply_.usage);
     } else if (type == "message_stop") {
       stopped_ = true;
     } else if (type == "error") {
@@ -111,6 +122,7 @@ class AnthropicStreamDecoder final : public StreamDecoder {
  private:
   Reply reply_;
   Blocks blocks_;
+  InputCounts inputs_;
   int64_t output_tokens_ = 0;
   std::optional<int64_t> thinking_tokens_;
   bool stopped_ = false;
@@ -165,7 +177,9 @@ class AnthropicAdapter final : public ApiAdapter {
     reply.model = api::str(*j, "model");
     reply.finish_reason = normalise_stop(api::str(*j, "stop_reason"));
     const json& u = api::member(*j, "usage");
-    take_input_usage(u, reply.usage);
+    InputCounts inputs;
+    inputs.take(u);
+    inputs.into(reply.usage);
     api::split_output(api::int64(u, "output_tokens"), thinking_tokens(u), reply.answer.size(), blocks.thinking_chars(),
                       reply.usage);
     return api::finalize(std::move(reply));
