@@ -127,6 +127,17 @@ AttemptError truncated(std::string detail) {
 }
 
 AttemptResult finalize(Reply reply) {
+  if (reply.finish_reason == "abort" || reply.finish_reason == "error") {
+    // vLLM ends an engine-aborted request (shutdown, scale-down, preemption) with finish_reason "abort" and
+    // then [DONE]: the answer is cut short, not finished.
+    AttemptError err;
+    err.kind = ProviderErrorKind::server;
+    err.retryable = true;
+    err.detail = "the server ended the generation with finish_reason " + reply.finish_reason + " after " +
+                 std::to_string(reply.answer.size()) + " characters of answer";
+    err.usage = reply.usage;
+    return err;
+  }
   if (reply.finish_reason == "content_filter") {
     AttemptError err;
     err.kind = ProviderErrorKind::content_filter;

@@ -48,7 +48,8 @@ AttemptError malformed(std::string detail);
 AttemptError truncated(std::string detail);
 
 // Final checks on a decoded reply: a content-filter stop is an error, a length stop that left no answer
-// at all is output_limit, and any other reply without answer text is a retryable server error.
+// at all is output_limit, and an aborted generation (finish reason "abort"/"error") or any other reply
+// without answer text is a retryable server error.
 AttemptResult finalize(Reply reply);
 
 }  // namespace kf::api

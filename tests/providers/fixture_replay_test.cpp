@@ -357,6 +357,11 @@ std::vector<Case> review_cases() {
   // message_delta usage with null input/cache fields keeps message_start's figures (22044 input, 22000 cached).
   v.push_back(reply("an-stream-message-delta-null-usage-fields", K::anthropic, true, {{rv + "an_stream_delta_usage_nulls.sse"}},
                     "Cached hello.", "", "stop", {22044, 22000, 4, 0, NONE}));
+  // vLLM's engine abort: finish_reason "abort", usage and [DONE] after a partial answer.
+  v.push_back(with_message(failure("vllm-stream-finish-abort", K::openai_compatible, true,
+                                   {{rv + "vllm_stream_finish_abort.sse", 200, json::object(), true}}, E::server,
+                                   ErrorCause::none, 3),
+                           "finish_reason abort"));
   // An unknown model on Ollama's /v1: HTTP 404 with type "api_error" is the model name, not a server failure.
   v.push_back(failure("ollama-404-model-not-found", K::openai_compatible, false,
                       {{rv + "ollama_404_model_not_found.json", 404}}, E::bad_request, ErrorCause::model_not_found));
