@@ -54,6 +54,22 @@ class TextSink {
   std::string reasoning_;
 };
 
+// `content` as a string, or as Mistral's typed chunks (Magistral, reasoning_effort): [{"type": "thinking",
+// "thinking": [{"type": "text", "text": ...}]}, {"type": "text", "text": ...}], in messages and in deltas.
+void take_content(const json& content, TextSink& sink) {
+  if (content.is_string()) return sink.content(content.get<std::string>());
+  if (!content.is_array()) return;
+  for (const auto& chunk : content) {
+    const std::string type = api::str(chunk, "type");
+    if (type == "text") sink.content(api::str(chunk, "text"));
+    if (type != "thinking") continue;
+    const json& thinking = api::member(chunk, "thinking");
+    if (thinking.is_string()) sink.reasoning(thinking.get<std::string>());
+    if (thinking.is_array())
+      for (const auto& part : thinking) sink.reasoning(api::str(part, "text"));
+  }
+}
+
 void take_reasoning_fields(const json& message_or_delta, TextSink& sink) {
   for (const char* key : {"reasoning_content", "reasoning"}) {
     const json& v = api::member(message_or_delta, key);
@@ -86,7 +102,7 @@ class ChatStreamDecoder final : public StreamDecoder {
     if (choices.is_array() && !choices.empty()) {
       const json& choice = choices[0];
       const json& delta = api::member(choice, "delta");
-      if (const json& c = api::member(delta, "content"); c.is_string()) text_.content(c.get<std::string>());
+      take_content(api::member(delta, "content"), text_);
       if (const json& r = api::member(delta, "refusal"); r.is_string() && !r.get<std::string>().empty())
         refused_ = true;
       take_reasoning_fields(delta, text_);
@@ -157,7 +173,7 @@ class ChatAdapter final : public ApiAdapter {
     Reply reply;
     TextSink text(compatible_);
     const json& message = api::member(choices[0], "message");
-    if (const json& c = api::member(message, "content"); c.is_string()) text.content(c.get<std::string>());
+    take_content(api::member(message, "content"), text);
     take_reasoning_fields(message, text);
     reply.finish_reason = normalise_finish(api::str(choices[0], "finish_reason"));
     if (const json& r = api::member(message, "refusal"); r.is_string() && !r.get<std::string>().empty())

@@ -362,6 +362,12 @@ std::vector<Case> review_cases() {
                                    {{rv + "vllm_stream_finish_abort.sse", 200, json::object(), true}}, E::server,
                                    ErrorCause::none, 3),
                            "finish_reason abort"));
+  // Mistral's typed content chunks (Magistral): thinking chunks are reasoning, text chunks the answer.
+  v.push_back(reply("mistral-nonstream-thinking-chunks", K::openai_compatible, false,
+                    {{rv + "mistral_nonstream_thinking_chunks.json"}}, "Use shared memory tiles.", "Reasoning traces...",
+                    "stop", {12, 0, 16, 12, EST}));
+  v.push_back(reply("mistral-stream-thinking-chunks", K::openai_compatible, true, {{rv + "mistral_stream_thinking_chunks.sse"}},
+                    "Use shared memory tiles.", "Tiles fit in smem.", "stop", {12, 0, 10, 8, EST}));
   // An unknown model on Ollama's /v1: HTTP 404 with type "api_error" is the model name, not a server failure.
   v.push_back(failure("ollama-404-model-not-found", K::openai_compatible, false,
                       {{rv + "ollama_404_model_not_found.json", 404}}, E::bad_request, ErrorCause::model_not_found));
