@@ -162,6 +162,8 @@ void classify_openai(ErrorClass& c, const Fields& f, int s, const std::string& a
   if (code == "context_length_exceeded" || code == "string_above_max_length")
     return set(c, ProviderErrorKind::bad_request, false, ErrorCause::context_length);
   if (code == "model_not_found") return set(c, ProviderErrorKind::bad_request, false, ErrorCause::model_not_found);
+  // Azure's prompt filter: HTTP 400 with code content_filter ("...triggering Azure OpenAI's content management policy").
+  if (code == "content_filter") return set(c, ProviderErrorKind::content_filter, false);
   // Without a code, OpenAI's insufficient-quota wording.
   if (s == 429 && contains(all, "exceeded your current quota"))
     return set(c, ProviderErrorKind::quota, false, ErrorCause::out_of_credit);

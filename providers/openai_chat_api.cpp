@@ -80,9 +80,19 @@ void take_reasoning_fields(const json& message_or_delta, TextSink& sink) {
   }
 }
 
+// vLLM's reasoning parsers put a whole answer into reasoning_content / reasoning (content null) when the
+// model never opened or closed a think block (thinking disabled by the template, or a model that omits
+// <think>). A compatible server's finished reply with reasoning and no answer at all is therefore the answer.
+void promote_reasoning_without_answer(bool compatible, Reply& reply) {
+  if (!compatible || reply.finish_reason != "stop") return;
+  if (reply.answer.find_first_not_of(" \t\r\n") != std::string::npos || reply.reasoning.empty()) return;
+  reply.answer = std::move(reply.reasoning);
+  reply.reasoning.clear();
+}
+
 class ChatStreamDecoder final : public StreamDecoder {
  public:
-  explicit ChatStreamDecoder(bool compatible) : text_(compatible) {}
+  explicit ChatStreamDecoder(bool compatible) : compatible_(compatible), text_(compatible) {}
 
   std::optional<AttemptError> on_event(const SseEvent& event) override {
     if (done_) return std::nullopt;
@@ -121,12 +131,14 @@ class ChatStreamDecoder final : public StreamDecoder {
                                                                            reply_.finish_reason + ")"));
     }
     text_.finish_into(reply_);
-    reply_.usage = usage_from(usage_, reply_);
     if (refused_) reply_.finish_reason = "content_filter";
+    promote_reasoning_without_answer(compatible_, reply_);
+    reply_.usage = usage_from(usage_, reply_);
     return api::finalize(std::move(reply_));
   }
 
  private:
+  bool compatible_;
   TextSink text_;
   Reply reply_;
   json usage_;
@@ -180,6 +192,7 @@ class ChatAdapter final : public ApiAdapter {
       reply.finish_reason = "content_filter";
     reply.model = api::str(*j, "model");
     text.finish_into(reply);
+    promote_reasoning_without_answer(compatible_, reply);
     reply.usage = usage_from(api::member(*j, "usage"), reply);
     return api::finalize(std::move(reply));
   }

@@ -368,6 +368,13 @@ std::vector<Case> review_cases() {
                     "stop", {12, 0, 16, 12, EST}));
   v.push_back(reply("mistral-stream-thinking-chunks", K::openai_compatible, true, {{rv + "mistral_stream_thinking_chunks.sse"}},
                     "Use shared memory tiles.", "Tiles fit in smem.", "stop", {12, 0, 10, 8, EST}));
+  // vLLM's reasoning parser with thinking disabled: the whole answer in reasoning_content, content null.
+  v.push_back(reply("vllm-nonstream-answer-in-reasoning_content", K::openai_compatible, false,
+                    {{rv + "vllm_nonstream_answer_in_reasoning.json"}}, "你好！有什么我可以帮你的吗？", "", "stop",
+                    {22, 0, 9, 0, NONE}));
+  // Azure OpenAI's prompt filter is a refusal, not a malformed request.
+  v.push_back(failure("azure-400-content-filter", K::openai_chat, false, {{rv + "azure_400_content_filter.json", 400}},
+                      E::content_filter));
   // An unknown model on Ollama's /v1: HTTP 404 with type "api_error" is the model name, not a server failure.
   v.push_back(failure("ollama-404-model-not-found", K::openai_compatible, false,
                       {{rv + "ollama_404_model_not_found.json", 404}}, E::bad_request, ErrorCause::model_not_found));
