@@ -138,7 +138,7 @@ void generic(ErrorClass& c, int s, const std::string& all) {
   if (s == 408 || s == 409 || (s >= 500 && s <= 599) || contains(all, "overloaded") || contains(all, "server_error") ||
       contains(all, "api_error") || contains(all, "unavailable") || contains(all, "internal") || contains(all, "timeout"))
     return set(c, ProviderErrorKind::server, true);
-  if (s == 404 || contains(all, "not_found") || contains(all, "model_not_found"))
+  if (contains(all, "not_found"))
     return set(c, ProviderErrorKind::bad_request, false, ErrorCause::model_not_found);
   if ((s >= 400 && s <= 499) || contains(all, "invalid")) return set(c, ProviderErrorKind::bad_request, false);
   if (contains(all, "content_filter") || contains(all, "safety") || contains(all, "refus"))
