@@ -3,6 +3,8 @@
 #include <cctype>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -75,6 +77,115 @@ using nlohmann::json;
 const std::set<std::string> kServers = {"vllm", "sglang", "ollama", "llamacpp", "deepseek", "openrouter"};
 const std::set<std::string> kEfforts = {"minimal", "low", "medium", "high"};
 
+// What a field must hold. `path_map` is an object whose values are file paths (prompt_overrides).
+enum class Type { string, integer, number, boolean, path_map };
+
+struct Range {
+  std::optional<double> min;
+  bool min_exclusive = false;
+  std::optional<double> max;
+};
+
+using Store = std::function<void(ModelConfig&, const json&)>;
+
+// One field of a configuration file: where it sits, what it must hold, and where a valid value goes.
+// Validation (unknown fields, types, ranges, required fields) and loading both walk this table, so a
+// field is named once. Rules that relate several fields are in Checker::cross_checks.
+struct Field {
+  const char* section;  // "" = top level
+  const char* key;
+  Type type;
+  Range range;
+  bool required;
+  Store store;  // empty: validated, not loaded (description)
+};
+
+template <class T> struct Stored { using type = T; };
+template <class T> struct Stored<std::optional<T>> { using type = T; };
+
+template <class T>
+Store into(T ModelConfig::*member) {
+  return [member](ModelConfig& c, const json& v) { c.*member = v.get<typename Stored<T>::type>(); };
+}
+template <class S, class T>
+Store into(S ModelConfig::*section, T S::*member) {
+  return [section, member](ModelConfig& c, const json& v) { (c.*section).*member = v.get<typename Stored<T>::type>(); };
+}
+
+const Range kPositive{0, true, std::nullopt};
+const Range kNonNegative{0, false, std::nullopt};
+const Range kAtLeastOne{1, false, std::nullopt};
+
+const std::vector<Field>& fields() {
+  using C = ModelConfig;
+  using G = GenerationSettings;
+  using T = Timeouts;
+  using R = RetryPolicy;
+  using L = RateLimits;
+  using P = Prices;
+  using Lp = LoopSettings;
+  static const std::vector<Field> table = {
+      {"", "name", Type::string, {}, false, into(&C::name)},
+      {"", "description", Type::string, {}, false, {}},
+      {"", "provider", Type::string, {}, true,
+       [](C& c, const json& v) { c.provider = *provider_kind_from_string(v.get<std::string>()); }},
+      {"", "base_url", Type::string, {}, true,
+       [](C& c, const json& v) { c.base_url = expand_env_references(v.get<std::string>()).value(); }},
+      {"", "api_key_env", Type::string, {}, false, into(&C::api_key_env)},
+      {"", "model", Type::string, {}, true, into(&C::model)},
+      {"", "server", Type::string, {}, false, into(&C::server)},
+      {"generation", "max_output_tokens", Type::integer, kPositive, false, into(&C::generation, &G::max_output_tokens)},
+      {"generation", "temperature", Type::number, {0, false, 2}, false, into(&C::generation, &G::temperature)},
+      {"generation", "top_p", Type::number, {0, true, 1}, false, into(&C::generation, &G::top_p)},
+      {"generation", "reasoning_effort", Type::string, {}, false, into(&C::generation, &G::reasoning_effort)},
+      {"generation", "thinking_budget_tokens", Type::integer, kNonNegative, false,
+       into(&C::generation, &G::thinking_budget_tokens)},
+      {"generation", "stream", Type::boolean, {}, false, into(&C::generation, &G::stream)},
+      {"timeouts", "connect_s", Type::number, kPositive, false, into(&C::timeouts, &T::connect_s)},
+      {"timeouts", "idle_s", Type::number, kPositive, false, into(&C::timeouts, &T::idle_s)},
+      {"timeouts", "total_s", Type::number, kPositive, false, into(&C::timeouts, &T::total_s)},
+      {"retry", "max_attempts", Type::integer, kAtLeastOne, false, into(&C::retry, &R::max_attempts)},
+      {"retry", "initial_backoff_s", Type::number, kNonNegative, false, into(&C::retry, &R::initial_backoff_s)},
+      {"retry", "max_backoff_s", Type::number, kNonNegative, false, into(&C::retry, &R::max_backoff_s)},
+      {"retry", "multiplier", Type::number, kAtLeastOne, false, into(&C::retry, &R::multiplier)},
+      {"retry", "jitter", Type::number, {0, false, 1}, false, into(&C::retry, &R::jitter)},
+      {"retry", "max_server_wait_s", Type::number, kNonNegative, false, into(&C::retry, &R::max_server_wait_s)},
+      {"rate_limits", "requests_per_minute", Type::number, kNonNegative, false,
+       into(&C::rate_limits, &L::requests_per_minute)},
+      {"rate_limits", "tokens_per_minute", Type::number, kNonNegative, false,
+       into(&C::rate_limits, &L::tokens_per_minute)},
+      {"rate_limits", "max_concurrent", Type::integer, kAtLeastOne, false, into(&C::rate_limits, &L::max_concurrent)},
+      // prices.reasoning defaults to prices.output and prices.cached_input to prices.input (see load_model_config).
+      {"prices", "input", Type::number, kNonNegative, false, into(&C::prices, &P::input)},
+      {"prices", "output", Type::number, kNonNegative, false, into(&C::prices, &P::output)},
+      {"prices", "reasoning", Type::number, kNonNegative, false, into(&C::prices, &P::reasoning)},
+      {"prices", "cached_input", Type::number, kNonNegative, false, into(&C::prices, &P::cached_input)},
+      {"loop", "turns", Type::integer, kAtLeastOne, false, into(&C::loop, &Lp::turns)},
+      {"loop", "samples", Type::integer, kAtLeastOne, false, into(&C::loop, &Lp::samples)},
+      {"loop", "stop_at_first_correct", Type::boolean, {}, false, into(&C::loop, &Lp::stop_at_first_correct)},
+      {"loop", "keep_last_attempts", Type::integer, kNonNegative, false, into(&C::loop, &Lp::keep_last_attempts)},
+      {"evaluation", "allow_reduced_precision", Type::boolean, {}, false, into(&C::allow_reduced_precision)},
+      {"", "raw_log_dir", Type::string, {}, false, into(&C::raw_log_dir)},
+      {"", "prompt_overrides", Type::path_map, {}, false, [](C& c, const json& v) { c.prompt_overrides = v; }},
+  };
+  return table;
+}
+
+std::string join(const std::string& prefix, const std::string& key) { return prefix.empty() ? key : prefix + "." + key; }
+
+// The value of `section.key` in `doc`; nullptr when absent, null, or its section is not an object.
+const json* find_value(const json& doc, const std::string& section, const std::string& key) {
+  const json* obj = &doc;
+  if (!section.empty()) {
+    auto s = doc.find(section);
+    if (s == doc.end() || !s->is_object()) return nullptr;
+    obj = &*s;
+  }
+  auto it = obj->find(key);
+  if (it == obj->end() || it->is_null()) return nullptr;
+  return &*it;
+}
+
 // Walks a configuration document once, collecting every problem and warning.
 class Checker {
  public:
@@ -85,25 +196,9 @@ class Checker {
       problem("", "the file must hold a JSON object (see docs/configuration.md)");
       return;
     }
-    known(doc_, "", {"name", "description", "provider", "base_url", "api_key_env", "model", "server", "generation",
-                     "timeouts", "retry", "rate_limits", "prices", "loop", "evaluation", "raw_log_dir",
-                     "prompt_overrides"});
-    optional_string(doc_, "name");
-    optional_string(doc_, "description");
-    check_provider();
-    check_base_url();
-    check_api_key_env();
-    if (auto m = required_string(doc_, "model"); m && m->empty()) problem("model", "must not be empty");
-    check_server();
-    check_generation();
-    check_timeouts();
-    check_retry();
-    check_rate_limits();
-    check_prices();
-    check_loop();
-    check_evaluation();
-    optional_string(doc_, "raw_log_dir");
-    check_prompt_overrides();
+    check_layout();
+    for (const Field& f : fields()) check_field(f);
+    cross_checks();
   }
 
   std::vector<ConfigProblem> problems;
@@ -113,84 +208,118 @@ class Checker {
   void problem(const std::string& field, const std::string& reason) { problems.push_back({file_, field, reason}); }
   void warning(const std::string& field, const std::string& reason) { warnings.push_back({file_, field, reason}); }
 
-  static std::string join(const std::string& prefix, const std::string& key) {
-    return prefix.empty() ? key : prefix + "." + key;
-  }
-
-  void known(const json& obj, const std::string& prefix, const std::set<std::string>& fields) {
-    for (const auto& [key, value] : obj.items()) {
-      (void)value;
-      if (!fields.count(key)) {
+  // Unknown fields at the top level and in each section; sections that are not objects.
+  void check_layout() {
+    std::map<std::string, std::set<std::string>> known;  // section ("" = top level) -> keys
+    for (const Field& f : fields()) {
+      known[f.section].insert(f.key);
+      if (f.section[0] != '\0') known[""].insert(f.section);
+    }
+    for (const auto& [section, keys] : known) {
+      const json* obj = &doc_;
+      if (!section.empty()) {
+        auto it = doc_.find(section);
+        if (it == doc_.end()) continue;
+        if (!it->is_object()) {
+          problem(section, "must be an object");
+          continue;
+        }
+        obj = &*it;
+      }
+      for (const auto& [key, value] : obj->items()) {
+        (void)value;
+        if (keys.count(key)) continue;
         std::string list;
-        for (const auto& f : fields) list += (list.empty() ? "" : ", ") + f;
-        problem(join(prefix, key), "unknown field (known here: " + list + ")");
+        for (const auto& k : keys) list += (list.empty() ? "" : ", ") + k;
+        problem(join(section, key), "unknown field (known here: " + list + ")");
       }
     }
   }
 
-  // Returns the section object, or nullptr when absent or not an object (reported).
-  const json* section(const char* key) {
-    auto it = doc_.find(key);
-    if (it == doc_.end()) return nullptr;
-    if (!it->is_object()) {
-      problem(key, "must be an object");
-      return nullptr;
+  void check_field(const Field& f) {
+    const std::string path = join(f.section, f.key);
+    const json* v = find_value(doc_, f.section, f.key);
+    if (!v) {
+      if (f.required) problem(path, "missing: this field is required");
+      return;
     }
-    return &*it;
+    switch (f.type) {
+      case Type::string:
+        if (!v->is_string()) return problem(path, "must be a string");
+        break;
+      case Type::boolean:
+        if (!v->is_boolean()) return problem(path, "must be true or false");
+        break;
+      case Type::integer:
+      case Type::number: {
+        const bool integer = f.type == Type::integer;
+        if (integer ? !v->is_number_integer() : !v->is_number()) {
+          return problem(path, integer ? "must be an integer" : "must be a number");
+        }
+        const double x = v->get<double>();
+        const Range& r = f.range;
+        if (r.min && (r.min_exclusive ? x <= *r.min : x < *r.min)) {
+          std::ostringstream m;
+          m << "must be " << (r.min_exclusive ? "> " : ">= ") << *r.min << " (got " << v->dump() << ")";
+          return problem(path, m.str());
+        }
+        if (r.max && x > *r.max) {
+          std::ostringstream m;
+          m << "must be <= " << *r.max << " (got " << v->dump() << ")";
+          return problem(path, m.str());
+        }
+        break;
+      }
+      case Type::path_map: {
+        if (!v->is_object()) return problem(path, "must be an object mapping template names to file paths");
+        bool ok = true;
+        for (const auto& [key, value] : v->items()) {
+          if (!value.is_string()) {
+            problem(path + "." + key, "must be a file path (string)");
+            ok = false;
+          }
+        }
+        if (!ok) return;
+        break;
+      }
+    }
+    valid_[path] = v;
   }
 
-  std::optional<std::string> optional_string(const json& obj, const std::string& key, const std::string& prefix = "") {
-    auto it = obj.find(key);
-    if (it == obj.end() || it->is_null()) return std::nullopt;
-    if (!it->is_string()) {
-      problem(join(prefix, key), "must be a string");
-      return std::nullopt;
-    }
-    return it->get<std::string>();
+  // Valid values by dotted path (absent when missing or reported).
+  std::optional<double> number(const std::string& path) const {
+    auto it = valid_.find(path);
+    return it == valid_.end() ? std::nullopt : std::optional<double>(it->second->get<double>());
+  }
+  std::optional<std::string> text(const std::string& path) const {
+    auto it = valid_.find(path);
+    return it == valid_.end() ? std::nullopt : std::optional<std::string>(it->second->get<std::string>());
   }
 
-  std::optional<std::string> required_string(const json& obj, const std::string& key) {
-    if (!obj.contains(key) || obj.at(key).is_null()) {
-      problem(key, "missing: this field is required");
-      return std::nullopt;
+  void cross_checks() {
+    check_provider();
+    check_base_url();
+    check_api_key_env();
+    if (auto m = text("model"); m && m->empty()) problem("model", "must not be empty");
+    check_server();
+    check_generation();
+    if (auto total = number("timeouts.total_s")) {
+      if (auto idle = number("timeouts.idle_s"); idle && *idle > *total) {
+        problem("timeouts.idle_s", "must not exceed timeouts.total_s");
+      }
+      if (auto connect = number("timeouts.connect_s"); connect && *connect > *total) {
+        problem("timeouts.connect_s", "must not exceed timeouts.total_s");
+      }
     }
-    return optional_string(obj, key);
-  }
-
-  // A number field; nullopt when absent/null or wrong (reported). `integer` demands a whole number.
-  std::optional<double> number(const json& obj, const std::string& prefix, const std::string& key, bool integer,
-                               std::optional<double> min_value, bool min_exclusive = false,
-                               std::optional<double> max_value = std::nullopt) {
-    auto it = obj.find(key);
-    if (it == obj.end() || it->is_null()) return std::nullopt;
-    const std::string field = join(prefix, key);
-    if (integer ? !it->is_number_integer() : !it->is_number()) {
-      problem(field, integer ? "must be an integer" : "must be a number");
-      return std::nullopt;
+    auto initial = number("retry.initial_backoff_s");
+    auto max_backoff = number("retry.max_backoff_s");
+    if (initial && max_backoff && *max_backoff < *initial) {
+      problem("retry.max_backoff_s", "must be >= retry.initial_backoff_s");
     }
-    double v = it->get<double>();
-    if (min_value && (min_exclusive ? v <= *min_value : v < *min_value)) {
-      std::ostringstream r;
-      r << "must be " << (min_exclusive ? "> " : ">= ") << *min_value << " (got " << it->dump() << ")";
-      problem(field, r.str());
-      return std::nullopt;
-    }
-    if (max_value && v > *max_value) {
-      std::ostringstream r;
-      r << "must be <= " << *max_value << " (got " << it->dump() << ")";
-      problem(field, r.str());
-      return std::nullopt;
-    }
-    return v;
-  }
-
-  void boolean(const json& obj, const std::string& prefix, const std::string& key) {
-    auto it = obj.find(key);
-    if (it != obj.end() && !it->is_boolean()) problem(join(prefix, key), "must be true or false");
   }
 
   void check_provider() {
-    auto p = required_string(doc_, "provider");
+    auto p = text("provider");
     if (!p) return;
     provider_ = provider_kind_from_string(*p);
     if (!provider_) {
@@ -200,7 +329,7 @@ class Checker {
   }
 
   void check_base_url() {
-    auto url = required_string(doc_, "base_url");
+    auto url = text("base_url");
     if (!url) return;
     auto expanded = expand_env_references(*url);
     if (!expanded) {
@@ -213,7 +342,7 @@ class Checker {
   }
 
   void check_api_key_env() {
-    auto env = optional_string(doc_, "api_key_env");
+    auto env = text("api_key_env");
     if (!env || env->empty()) return;
     bool valid = !std::isdigit(static_cast<unsigned char>((*env)[0]));
     for (char c : *env) valid = valid && (std::isalnum(static_cast<unsigned char>(c)) || c == '_');
@@ -225,7 +354,7 @@ class Checker {
   }
 
   void check_server() {
-    auto s = optional_string(doc_, "server");
+    auto s = text("server");
     if (!s) return;
     if (!kServers.count(*s)) {
       problem("server", "unknown server '" + *s + "' (use vllm, sglang, ollama, llamacpp, deepseek or openrouter)");
@@ -236,16 +365,11 @@ class Checker {
   }
 
   void check_generation() {
-    const json* g = section("generation");
-    if (!g) return;
-    const std::string s = "generation";
-    known(*g, s, {"max_output_tokens", "temperature", "top_p", "reasoning_effort", "thinking_budget_tokens", "stream"});
-    auto max_out = number(*g, s, "max_output_tokens", true, 0, true);
-    auto temperature = number(*g, s, "temperature", false, 0, false, 2);
-    auto top_p = number(*g, s, "top_p", false, 0, true, 1);
-    auto budget = number(*g, s, "thinking_budget_tokens", true, 0);
-    auto effort = optional_string(*g, "reasoning_effort", s);
-    boolean(*g, s, "stream");
+    auto max_out = number("generation.max_output_tokens");
+    auto temperature = number("generation.temperature");
+    auto top_p = number("generation.top_p");
+    auto budget = number("generation.thinking_budget_tokens");
+    auto effort = text("generation.reasoning_effort");
     if (effort && !kEfforts.count(*effort)) {
       problem("generation.reasoning_effort", "must be minimal, low, medium or high (got '" + *effort + "')");
     }
@@ -270,7 +394,7 @@ class Checker {
       }
       if (top_p && *top_p < 0.95) warning("generation.top_p", "Anthropic accepts only top_p >= 0.95 with extended thinking");
     }
-    const std::string model = doc_.contains("model") && doc_["model"].is_string() ? doc_["model"].get<std::string>() : "";
+    const std::string model = text("model").value_or("");
     const bool openai_reasoning_model =
         (*provider_ == ProviderKind::openai_chat || *provider_ == ProviderKind::openai_responses) &&
         (effort || model.rfind("o1", 0) == 0 || model.rfind("o3", 0) == 0 || model.rfind("o4", 0) == 0 ||
@@ -283,99 +407,11 @@ class Checker {
     }
   }
 
-  void check_timeouts() {
-    const json* t = section("timeouts");
-    if (!t) return;
-    known(*t, "timeouts", {"connect_s", "idle_s", "total_s"});
-    auto connect = number(*t, "timeouts", "connect_s", false, 0, true);
-    auto idle = number(*t, "timeouts", "idle_s", false, 0, true);
-    auto total = number(*t, "timeouts", "total_s", false, 0, true);
-    if (total && idle && *idle > *total) problem("timeouts.idle_s", "must not exceed timeouts.total_s");
-    if (total && connect && *connect > *total) problem("timeouts.connect_s", "must not exceed timeouts.total_s");
-  }
-
-  void check_retry() {
-    const json* r = section("retry");
-    if (!r) return;
-    known(*r, "retry", {"max_attempts", "initial_backoff_s", "max_backoff_s", "multiplier", "jitter", "max_server_wait_s"});
-    number(*r, "retry", "max_attempts", true, 1);
-    auto initial = number(*r, "retry", "initial_backoff_s", false, 0);
-    auto max_backoff = number(*r, "retry", "max_backoff_s", false, 0);
-    number(*r, "retry", "multiplier", false, 1);
-    number(*r, "retry", "jitter", false, 0, false, 1);
-    number(*r, "retry", "max_server_wait_s", false, 0);
-    if (initial && max_backoff && *max_backoff < *initial) {
-      problem("retry.max_backoff_s", "must be >= retry.initial_backoff_s");
-    }
-  }
-
-  void check_rate_limits() {
-    const json* r = section("rate_limits");
-    if (!r) return;
-    known(*r, "rate_limits", {"requests_per_minute", "tokens_per_minute", "max_concurrent"});
-    number(*r, "rate_limits", "requests_per_minute", false, 0);
-    number(*r, "rate_limits", "tokens_per_minute", false, 0);
-    number(*r, "rate_limits", "max_concurrent", true, 1);
-  }
-
-  void check_prices() {
-    const json* p = section("prices");
-    if (!p) return;
-    known(*p, "prices", {"input", "output", "reasoning", "cached_input"});
-    for (const char* k : {"input", "output", "reasoning", "cached_input"}) number(*p, "prices", k, false, 0);
-  }
-
-  void check_loop() {
-    const json* l = section("loop");
-    if (!l) return;
-    known(*l, "loop", {"turns", "samples", "stop_at_first_correct", "keep_last_attempts"});
-    number(*l, "loop", "turns", true, 1);
-    number(*l, "loop", "samples", true, 1);
-    number(*l, "loop", "keep_last_attempts", true, 0);
-    boolean(*l, "loop", "stop_at_first_correct");
-  }
-
-  void check_evaluation() {
-    const json* e = section("evaluation");
-    if (!e) return;
-    known(*e, "evaluation", {"allow_reduced_precision"});
-    boolean(*e, "evaluation", "allow_reduced_precision");
-  }
-
-  void check_prompt_overrides() {
-    auto it = doc_.find("prompt_overrides");
-    if (it == doc_.end()) return;
-    if (!it->is_object()) {
-      problem("prompt_overrides", "must be an object mapping template names to file paths");
-      return;
-    }
-    for (const auto& [key, value] : it->items()) {
-      if (!value.is_string()) problem("prompt_overrides." + key, "must be a file path (string)");
-    }
-  }
-
   const json& doc_;
   std::string file_;
   std::optional<ProviderKind> provider_;
+  std::map<std::string, const json*> valid_;
 };
-
-template <class T>
-T get_or(const json& obj, const char* section, const char* key, T fallback) {
-  auto s = obj.find(section);
-  if (s == obj.end() || !s->is_object()) return fallback;
-  auto it = s->find(key);
-  if (it == s->end() || it->is_null()) return fallback;
-  return it->get<T>();
-}
-
-template <class T>
-std::optional<T> get_optional(const json& obj, const char* section, const char* key) {
-  auto s = obj.find(section);
-  if (s == obj.end() || !s->is_object()) return std::nullopt;
-  auto it = s->find(key);
-  if (it == s->end() || it->is_null()) return std::nullopt;
-  return it->get<T>();
-}
 
 std::string format_problems(const std::vector<ConfigProblem>& problems) {
   std::string out;
@@ -427,50 +463,13 @@ Result<ModelConfig> load_model_config(const std::string& path) {
 
   ModelConfig c;
   c.source_path = path;
-  c.name = doc.contains("name") && doc["name"].is_string() ? doc["name"].get<std::string>()
-                                                           : std::filesystem::path(path).stem().string();
-  c.provider = *provider_kind_from_string(doc["provider"].get<std::string>());
-  c.base_url = std::move(expand_env_references(doc["base_url"].get<std::string>())).value();
-  c.api_key_env = doc.value("api_key_env", std::string());
-  c.model = doc["model"].get<std::string>();
-  if (doc.contains("server") && doc["server"].is_string()) c.server = doc["server"].get<std::string>();
-
-  GenerationSettings& g = c.generation;
-  g.max_output_tokens = get_or<int64_t>(doc, "generation", "max_output_tokens", g.max_output_tokens);
-  g.temperature = get_optional<double>(doc, "generation", "temperature");
-  g.top_p = get_optional<double>(doc, "generation", "top_p");
-  g.reasoning_effort = get_optional<std::string>(doc, "generation", "reasoning_effort");
-  g.thinking_budget_tokens = get_optional<int64_t>(doc, "generation", "thinking_budget_tokens");
-  g.stream = get_or<bool>(doc, "generation", "stream", g.stream);
-
-  c.timeouts.connect_s = get_or<double>(doc, "timeouts", "connect_s", c.timeouts.connect_s);
-  c.timeouts.idle_s = get_or<double>(doc, "timeouts", "idle_s", c.timeouts.idle_s);
-  c.timeouts.total_s = get_or<double>(doc, "timeouts", "total_s", c.timeouts.total_s);
-
-  c.retry.max_attempts = get_or<int>(doc, "retry", "max_attempts", c.retry.max_attempts);
-  c.retry.initial_backoff_s = get_or<double>(doc, "retry", "initial_backoff_s", c.retry.initial_backoff_s);
-  c.retry.max_backoff_s = get_or<double>(doc, "retry", "max_backoff_s", c.retry.max_backoff_s);
-  c.retry.multiplier = get_or<double>(doc, "retry", "multiplier", c.retry.multiplier);
-  c.retry.jitter = get_or<double>(doc, "retry", "jitter", c.retry.jitter);
-  c.retry.max_server_wait_s = get_or<double>(doc, "retry", "max_server_wait_s", c.retry.max_server_wait_s);
-
-  c.rate_limits.requests_per_minute = get_or<double>(doc, "rate_limits", "requests_per_minute", c.rate_limits.requests_per_minute);
-  c.rate_limits.tokens_per_minute = get_or<double>(doc, "rate_limits", "tokens_per_minute", c.rate_limits.tokens_per_minute);
-  c.rate_limits.max_concurrent = get_or<int>(doc, "rate_limits", "max_concurrent", c.rate_limits.max_concurrent);
-
-  c.prices.input = get_or<double>(doc, "prices", "input", 0);
-  c.prices.output = get_or<double>(doc, "prices", "output", 0);
-  c.prices.reasoning = get_or<double>(doc, "prices", "reasoning", c.prices.output);
-  c.prices.cached_input = get_or<double>(doc, "prices", "cached_input", c.prices.input);
-
-  c.loop.turns = get_or<int>(doc, "loop", "turns", c.loop.turns);
-  c.loop.samples = get_or<int>(doc, "loop", "samples", c.loop.samples);
-  c.loop.stop_at_first_correct = get_or<bool>(doc, "loop", "stop_at_first_correct", c.loop.stop_at_first_correct);
-  c.loop.keep_last_attempts = get_or<int>(doc, "loop", "keep_last_attempts", c.loop.keep_last_attempts);
-
-  c.allow_reduced_precision = get_or<bool>(doc, "evaluation", "allow_reduced_precision", false);
-  c.raw_log_dir = doc.value("raw_log_dir", std::string());
-  if (doc.contains("prompt_overrides")) c.prompt_overrides = doc["prompt_overrides"];
+  c.name = std::filesystem::path(path).stem().string();
+  for (const Field& f : fields()) {
+    if (!f.store) continue;
+    if (const json* v = find_value(doc, f.section, f.key)) f.store(c, *v);
+  }
+  if (!find_value(doc, "prices", "reasoning")) c.prices.reasoning = c.prices.output;
+  if (!find_value(doc, "prices", "cached_input")) c.prices.cached_input = c.prices.input;
   c.raw = doc;
   return c;
 }
