@@ -72,11 +72,9 @@ class AnthropicStreamDecoder final : public StreamDecoder {
 
   std::optional<AttemptError> on_event(const SseEvent& event) override {
     if (stopped_) return std::nullopt;
-    const auto data = api::parse_json(event.data);
-    if (!data) {
-      if (!event.terminated) return api::truncated("the stream was cut inside an event");
-      return api::malformed("a stream event is not JSON: " + api::excerpt(event.data, 120));
-    }
+    auto parsed = api::event_json(event);
+    if (auto* err = std::get_if<AttemptError>(&parsed)) return std::move(*err);
+    const json* data = &std::get<json>(parsed);
     const std::string type = api::str(*data, "type", event.event);
     if (type == "message_start") {
       const json& message = api::member(*data, "message");
@@ -151,13 +149,7 @@ class AnthropicAdapter final : public ApiAdapter {
       body["thinking"] = {{"type", "enabled"}, {"budget_tokens", *g.thinking_budget_tokens}};
     if (g.temperature) body["temperature"] = *g.temperature;
     if (g.top_p) body["top_p"] = *g.top_p;
-    HttpRequest req;
-    req.url = config_.base_url + "/messages";
-    req.headers = {{"Content-Type", "application/json"},
-                   {"anthropic-version", "2023-06-01"},
-                   {"Accept", stream ? "text/event-stream" : "application/json"}};
-    req.body = body.dump();
-    return req;
+    return api::json_post(config_.base_url + "/messages", {{"anthropic-version", "2023-06-01"}}, body, stream);
   }
 
   void add_auth(HttpRequest& request, const std::string& api_key) const override {
@@ -165,8 +157,9 @@ class AnthropicAdapter final : public ApiAdapter {
   }
 
   AttemptResult parse_body(std::string_view body) const override {
-    const auto j = api::parse_json(body);
-    if (!j || !j->is_object()) return api::malformed("the response body is not a JSON object: " + api::describe_body(body, 120));
+    auto parsed = api::body_object(body);
+    if (auto* err = std::get_if<AttemptError>(&parsed)) return std::move(*err);
+    const json* j = &std::get<json>(parsed);
     if (api::str(*j, "type") == "error" || j->contains("error")) return api::error_from_object(ApiFamily::anthropic, *j, 0);
     const json& content = api::member(*j, "content");
     if (!content.is_array()) return api::malformed("the response has no content[]: " + api::excerpt(body, 120));

@@ -42,6 +42,30 @@ std::optional<json> parse_json(std::string_view text) {
   return j;
 }
 
+std::variant<json, AttemptError> event_json(const SseEvent& event) {
+  auto j = parse_json(event.data);
+  if (j) return std::move(*j);
+  if (!event.terminated) return truncated("the stream was cut inside an event");
+  return malformed("a stream event is not JSON: " + excerpt(event.data, 120));
+}
+
+std::variant<json, AttemptError> body_object(std::string_view body) {
+  auto j = parse_json(body);
+  if (j && j->is_object()) return std::move(*j);
+  return malformed("the response body is not a JSON object: " + describe_body(body, 120));
+}
+
+HttpRequest json_post(std::string url, const std::vector<std::pair<std::string, std::string>>& extra_headers,
+                      const json& body, bool stream) {
+  HttpRequest req;
+  req.url = std::move(url);
+  req.headers = {{"Content-Type", "application/json"}};
+  for (const auto& h : extra_headers) req.headers.push_back(h);
+  req.headers.emplace_back("Accept", stream ? "text/event-stream" : "application/json");
+  req.body = body.dump();
+  return req;
+}
+
 std::string excerpt(std::string_view text, size_t max_chars) {
   std::string out = secrets::redact(text);
   if (out.size() > max_chars) out = out.substr(0, max_chars) + "…";

@@ -22,6 +22,14 @@ const json& member(const json& j, std::string_view key);  // null json when miss
 
 // Parses `text`; nullopt when it is not JSON.
 std::optional<json> parse_json(std::string_view text);
+// A stream event's data as JSON; `truncated` when the stream was cut inside it, else `malformed`.
+std::variant<json, AttemptError> event_json(const SseEvent& event);
+// A non-streaming response body that must be a JSON object; `malformed` otherwise.
+std::variant<json, AttemptError> body_object(std::string_view body);
+
+// A JSON POST to `url`: Content-Type, Accept (event stream or JSON), then `extra_headers`.
+HttpRequest json_post(std::string url, const std::vector<std::pair<std::string, std::string>>& extra_headers,
+                      const json& body, bool stream);
 
 // Text cut to a readable length with secrets redacted, for error details.
 std::string excerpt(std::string_view text, size_t max_chars = 300);

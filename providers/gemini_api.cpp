@@ -61,11 +61,9 @@ bool take_chunk(const json& chunk, Reply& reply) {
 class GeminiStreamDecoder final : public StreamDecoder {
  public:
   std::optional<AttemptError> on_event(const SseEvent& event) override {
-    const auto chunk = api::parse_json(event.data);
-    if (!chunk) {
-      if (!event.terminated) return api::truncated("the stream was cut inside an event");
-      return api::malformed("a stream event is not JSON: " + api::excerpt(event.data, 120));
-    }
+    auto parsed = api::event_json(event);
+    if (auto* err = std::get_if<AttemptError>(&parsed)) return std::move(*err);
+    const json* chunk = &std::get<json>(parsed);
     if (chunk->contains("error")) return api::error_from_object(ApiFamily::gemini, *chunk, 0);
     if (take_chunk(*chunk, reply_)) finished_ = true;
     return std::nullopt;
@@ -106,13 +104,9 @@ class GeminiAdapter final : public ApiAdapter {
     generation["thinkingConfig"] = std::move(thinking);
     json body = {{"contents", std::move(contents)}, {"generationConfig", std::move(generation)}};
     if (!system.empty()) body["systemInstruction"] = {{"parts", json::array({{{"text", system}}})}};
-    HttpRequest req;
-    req.url = config_.base_url + "/models/" + config_.model +
-              (stream ? ":streamGenerateContent?alt=sse" : ":generateContent");
-    req.headers = {{"Content-Type", "application/json"},
-                   {"Accept", stream ? "text/event-stream" : "application/json"}};
-    req.body = body.dump();
-    return req;
+    return api::json_post(config_.base_url + "/models/" + config_.model +
+                              (stream ? ":streamGenerateContent?alt=sse" : ":generateContent"),
+                          {}, body, stream);
   }
 
   void add_auth(HttpRequest& request, const std::string& api_key) const override {
@@ -120,8 +114,9 @@ class GeminiAdapter final : public ApiAdapter {
   }
 
   AttemptResult parse_body(std::string_view body) const override {
-    const auto j = api::parse_json(body);
-    if (!j || !j->is_object()) return api::malformed("the response body is not a JSON object: " + api::describe_body(body, 120));
+    auto parsed = api::body_object(body);
+    if (auto* err = std::get_if<AttemptError>(&parsed)) return std::move(*err);
+    const json* j = &std::get<json>(parsed);
     if (j->contains("error")) return api::error_from_object(ApiFamily::gemini, *j, 0);
     if (!j->contains("candidates") && !j->contains("promptFeedback"))
       return api::malformed("the response has no candidates[]: " + api::excerpt(body, 120));

@@ -1,8 +1,7 @@
 // OpenAI Chat Completions (POST {base}/chat/completions) and the OpenAI-compatible servers that
 // speak it (vLLM, SGLang, Ollama /v1, llama.cpp, DeepSeek, OpenRouter). Compatible servers also
 // put reasoning in `reasoning_content` / `reasoning` or inside <think> tags in the content.
-#include "providers/api_adapter.h"
-#include "providers/api_common.h"
+#include "providers/openai_common.h"
 #include "providers/think_splitter.h"
 
 namespace kf {
@@ -17,14 +16,10 @@ std::string normalise_finish(const std::string& reason) {
 
 // Compatible servers (vLLM, Ollama, llama.cpp) often leave out completion_tokens_details: the
 // reasoning share of completion_tokens is then estimated from the text.
+// DeepSeek reports cached input as prompt_cache_hit_tokens.
 Usage usage_from(const json& u, const Reply& reply) {
-  Usage usage;
-  usage.input_tokens = api::int64(u, "prompt_tokens");
-  usage.cached_input_tokens = api::int64(api::member(u, "prompt_tokens_details"), "cached_tokens");
+  Usage usage = api::openai::usage_from(u, reply, api::openai::kChatUsage);
   if (usage.cached_input_tokens == 0) usage.cached_input_tokens = api::int64(u, "prompt_cache_hit_tokens");
-  api::split_output(api::int64(u, "completion_tokens"),
-                    api::reported_count(api::member(u, "completion_tokens_details"), "reasoning_tokens"),
-                    reply.answer.size(), reply.reasoning.size(), usage);
   return usage;
 }
 
@@ -100,11 +95,9 @@ class ChatStreamDecoder final : public StreamDecoder {
       done_ = true;
       return std::nullopt;
     }
-    const auto chunk = api::parse_json(event.data);
-    if (!chunk) {
-      if (!event.terminated) return api::truncated("the stream was cut inside an event");
-      return api::malformed("a stream event is not JSON: " + api::excerpt(event.data, 120));
-    }
+    auto parsed = api::event_json(event);
+    if (auto* err = std::get_if<AttemptError>(&parsed)) return std::move(*err);
+    const json* chunk = &std::get<json>(parsed);
     if (chunk->contains("error")) return api::error_from_object(ApiFamily::openai, *chunk, 0);
     if (auto model = api::str(*chunk, "model"); !model.empty()) reply_.model = model;
     if (const json& u = api::member(*chunk, "usage"); u.is_object()) usage_ = u;
@@ -146,38 +139,28 @@ class ChatStreamDecoder final : public StreamDecoder {
   bool refused_ = false;
 };
 
-class ChatAdapter final : public ApiAdapter {
+class ChatAdapter final : public api::openai::Adapter {
  public:
-  ChatAdapter(const ModelConfig& config, bool compatible) : config_(config), compatible_(compatible) {}
+  ChatAdapter(const ModelConfig& config, bool compatible) : Adapter(config), compatible_(compatible) {}
 
   HttpRequest build_request(const std::vector<ChatMessage>& messages, bool stream) const override {
     const auto& g = config_.generation;
-    json body = {{"model", config_.model}, {"stream", stream}};
+    json body = body_base(stream);
     json msgs = json::array();
     for (const auto& m : messages) msgs.push_back({{"role", m.role}, {"content", m.content}});
     body["messages"] = std::move(msgs);
     // OpenAI's reasoning models accept only max_completion_tokens; compatible servers all know
     // the older max_tokens.
     body[compatible_ ? "max_tokens" : "max_completion_tokens"] = g.max_output_tokens;
-    if (g.temperature) body["temperature"] = *g.temperature;
-    if (g.top_p) body["top_p"] = *g.top_p;
     if (g.reasoning_effort) body["reasoning_effort"] = *g.reasoning_effort;
     if (stream) body["stream_options"] = {{"include_usage", true}};
-    HttpRequest req;
-    req.url = config_.base_url + "/chat/completions";
-    req.headers = {{"Content-Type", "application/json"},
-                   {"Accept", stream ? "text/event-stream" : "application/json"}};
-    req.body = body.dump();
-    return req;
-  }
-
-  void add_auth(HttpRequest& request, const std::string& api_key) const override {
-    if (!api_key.empty()) request.headers.emplace_back("Authorization", "Bearer " + api_key);
+    return post("/chat/completions", body, stream);
   }
 
   AttemptResult parse_body(std::string_view body) const override {
-    const auto j = api::parse_json(body);
-    if (!j || !j->is_object()) return api::malformed("the response body is not a JSON object: " + api::describe_body(body, 120));
+    auto parsed = api::body_object(body);
+    if (auto* err = std::get_if<AttemptError>(&parsed)) return std::move(*err);
+    const json* j = &std::get<json>(parsed);
     if (j->contains("error")) return api::error_from_object(ApiFamily::openai, *j, 0);
     const json& choices = api::member(*j, "choices");
     if (!choices.is_array() || choices.empty())
@@ -203,7 +186,6 @@ class ChatAdapter final : public ApiAdapter {
   std::string end_marker() const override { return "data: [DONE]"; }
 
  private:
-  const ModelConfig& config_;
   bool compatible_;
 };
 

@@ -1,20 +1,13 @@
 // OpenAI Responses API (POST {base}/responses): reasoning arrives as summaries
 // (reasoning_summary_text) or, on some servers, as raw reasoning_text.
-#include "providers/api_adapter.h"
-#include "providers/api_common.h"
+#include "providers/openai_common.h"
 
 namespace kf {
 namespace {
 using api::json;
 
 Usage usage_from(const json& u, const Reply& reply) {
-  Usage usage;
-  usage.input_tokens = api::int64(u, "input_tokens");
-  usage.cached_input_tokens = api::int64(api::member(u, "input_tokens_details"), "cached_tokens");
-  api::split_output(api::int64(u, "output_tokens"),
-                    api::reported_count(api::member(u, "output_tokens_details"), "reasoning_tokens"),
-                    reply.answer.size(), reply.reasoning.size(), usage);
-  return usage;
+  return api::openai::usage_from(u, reply, api::openai::kResponsesUsage);
 }
 
 void append_paragraph(std::string& to, const std::string& text) {
@@ -78,11 +71,9 @@ class ResponsesStreamDecoder final : public StreamDecoder {
  public:
   std::optional<AttemptError> on_event(const SseEvent& event) override {
     if (terminal_) return std::nullopt;
-    const auto data = api::parse_json(event.data);
-    if (!data) {
-      if (!event.terminated) return api::truncated("the stream was cut inside an event");
-      return api::malformed("a stream event is not JSON: " + api::excerpt(event.data, 120));
-    }
+    auto parsed = api::event_json(event);
+    if (auto* err = std::get_if<AttemptError>(&parsed)) return std::move(*err);
+    const json* data = &std::get<json>(parsed);
     const std::string type = api::str(*data, "type", event.event);
     if (type == "response.created" || type == "response.in_progress") {
       reply_.model = api::str(api::member(*data, "response"), "model", reply_.model);
@@ -135,13 +126,14 @@ class ResponsesStreamDecoder final : public StreamDecoder {
   bool refused_ = false;
 };
 
-class ResponsesAdapter final : public ApiAdapter {
+class ResponsesAdapter final : public api::openai::Adapter {
  public:
-  explicit ResponsesAdapter(const ModelConfig& config) : config_(config) {}
+  explicit ResponsesAdapter(const ModelConfig& config) : Adapter(config) {}
 
   HttpRequest build_request(const std::vector<ChatMessage>& messages, bool stream) const override {
     const auto& g = config_.generation;
-    json body = {{"model", config_.model}, {"stream", stream}, {"store", false}};
+    json body = body_base(stream);
+    body["store"] = false;
     std::string instructions;
     json input = json::array();
     for (const auto& m : messages) {
@@ -154,24 +146,14 @@ class ResponsesAdapter final : public ApiAdapter {
     body["input"] = std::move(input);
     if (!instructions.empty()) body["instructions"] = instructions;
     body["max_output_tokens"] = g.max_output_tokens;
-    if (g.temperature) body["temperature"] = *g.temperature;
-    if (g.top_p) body["top_p"] = *g.top_p;
     if (g.reasoning_effort) body["reasoning"] = {{"effort", *g.reasoning_effort}, {"summary", "auto"}};
-    HttpRequest req;
-    req.url = config_.base_url + "/responses";
-    req.headers = {{"Content-Type", "application/json"},
-                   {"Accept", stream ? "text/event-stream" : "application/json"}};
-    req.body = body.dump();
-    return req;
-  }
-
-  void add_auth(HttpRequest& request, const std::string& api_key) const override {
-    if (!api_key.empty()) request.headers.emplace_back("Authorization", "Bearer " + api_key);
+    return post("/responses", body, stream);
   }
 
   AttemptResult parse_body(std::string_view body) const override {
-    const auto j = api::parse_json(body);
-    if (!j || !j->is_object()) return api::malformed("the response body is not a JSON object: " + api::describe_body(body, 120));
+    auto parsed = api::body_object(body);
+    if (auto* err = std::get_if<AttemptError>(&parsed)) return std::move(*err);
+    const json* j = &std::get<json>(parsed);
     if (j->contains("error") && !api::member(*j, "error").is_null() && !j->contains("output"))
       return api::error_from_object(ApiFamily::openai, *j, 0);
     if (!j->contains("output") && !j->contains("status"))
@@ -183,9 +165,6 @@ class ResponsesAdapter final : public ApiAdapter {
     return std::make_unique<ResponsesStreamDecoder>();
   }
   std::string end_marker() const override { return "response.completed"; }
-
- private:
-  const ModelConfig& config_;
 };
 
 }  // namespace
