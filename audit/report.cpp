@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <sstream>
 
+#include "core/format.h"
+
 namespace kf::audit {
 namespace {
 
@@ -14,11 +16,7 @@ std::string cell(const PassCount& count) {
   return "fail (" + std::to_string(count.passed) + "/" + std::to_string(count.trials) + " pass)";
 }
 
-std::string format_number(double value) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.3g", value);
-  return buffer;
-}
+std::string format_number(double value) { return format_significant(value, 3); }
 
 // "2 problems: a, b" (or "0 problems").
 std::string names_text(const std::vector<std::string>& names) {

@@ -1,12 +1,11 @@
 #include "core/log.h"
 
 #include <atomic>
-#include <chrono>
 #include <cstdio>
-#include <ctime>
 #include <mutex>
 
 #include "core/secrets.h"
+#include "core/time.h"
 
 namespace kf::log {
 namespace {
@@ -30,13 +29,9 @@ Level level() { return static_cast<Level>(g_level.load()); }
 void write(Level l, std::string_view message) {
   if (static_cast<int>(l) < g_level.load()) return;
   const std::string text = secrets::redact(message);
-  const auto now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char stamp[32];
-  std::strftime(stamp, sizeof stamp, "%H:%M:%S", &tm);
+  const std::string stamp = utc_timestamp(UtcFormat::clock);
   std::lock_guard lock(g_mutex);
-  std::fprintf(stderr, "[%s %s] %s\n", stamp, name(l), text.c_str());
+  std::fprintf(stderr, "[%s %s] %s\n", stamp.c_str(), name(l), text.c_str());
 }
 
 }  // namespace kf::log

@@ -8,13 +8,13 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
-#include <ctime>
 #include <fstream>
 #include <iostream>
 #include <mutex>
 #include <set>
 #include <thread>
 
+#include "core/time.h"
 #include "mockserver/request.h"
 #include "mockserver/wire.h"
 
@@ -42,16 +42,9 @@ struct Timestamp {
 };
 
 Timestamp now_timestamp() {
-  auto now = std::chrono::system_clock::now();
-  int64_t ms = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count();
-  std::time_t secs = static_cast<std::time_t>(ms / 1000);
-  std::tm tm{};
-  gmtime_r(&secs, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
-  char out[48];
-  std::snprintf(out, sizeof out, "%s.%03dZ", buf, static_cast<int>(ms % 1000));
-  return {out, ms};
+  const auto now = std::chrono::system_clock::now();
+  const int64_t ms = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count();
+  return {utc_timestamp(UtcFormat::iso_ms, now), ms};
 }
 
 int64_t estimate_tokens(const std::string& text) { return text.empty() ? 0 : static_cast<int64_t>((text.size() + 3) / 4); }

@@ -4,17 +4,12 @@
 #include <cstdio>
 #include <unordered_map>
 
+#include "core/format.h"
+
 namespace kf::profiler {
 namespace {
 
 constexpr const char* kIdle = "idle";
-
-// fixed(v, 3) == "%.3f"; the precision is data so that -Wformat-nonliteral stays quiet.
-std::string fixed(double v, int precision) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", precision, v);
-  return buf;
-}
 
 std::string pad(const std::string& s, size_t width) {
   return s.size() >= width ? s : s + std::string(width - s.size(), ' ');
@@ -187,27 +182,27 @@ Result<Breakdown> breakdown_from_json(const nlohmann::json& j, const std::string
 
 std::string format_breakdown(const Breakdown& b, size_t top_kernels) {
   const double wall = static_cast<double>(b.wall_ns);
-  const auto pct = [&](double ns) { return wall > 0 ? fixed(100.0 * ns / wall, 1) + "%" : std::string("-"); };
+  const auto pct = [&](double ns) { return wall > 0 ? format_fixed(100.0 * ns / wall, 1) + "%" : std::string("-"); };
   std::string out;
-  out += "measured region: " + fixed(wall / 1e6, 3) + " ms (" + std::to_string(b.regions) + " range(s), source " +
-         b.region_source + "), GPU busy " + fixed(static_cast<double>(b.busy_ns) / 1e6, 3) + " ms, " +
+  out += "measured region: " + format_fixed(wall / 1e6, 3) + " ms (" + std::to_string(b.regions) + " range(s), source " +
+         b.region_source + "), GPU busy " + format_fixed(static_cast<double>(b.busy_ns) / 1e6, 3) + " ms, " +
          std::to_string(b.kernel_count) + " kernels, " + std::to_string(b.copy_count) + " copies, " +
          std::to_string(b.memset_count) + " memsets, " + std::to_string(b.dropped) + " dropped records\n\n";
   out += pad("class", 24) + pad("tier", 17) + lpad("time ms", 12) + lpad("share", 9) + lpad("count", 10) + "\n";
   for (const auto& name : b.class_order) {
     const auto& c = b.classes.at(name);
     if (c.time_ns <= 0 && c.count == 0) continue;
-    out += pad(name, 24) + pad(c.tier, 17) + lpad(fixed(c.time_ns / 1e6, 3), 12) + lpad(pct(c.time_ns), 9) +
+    out += pad(name, 24) + pad(c.tier, 17) + lpad(format_fixed(c.time_ns / 1e6, 3), 12) + lpad(pct(c.time_ns), 9) +
            lpad(name == "idle" ? "" : std::to_string(c.count), 10) + "\n";
   }
   out += "\n";
   for (const char* tier : {"core", "vendor", "not_addressable"}) {
     const auto it = b.tier_ns.find(tier);
     const double ns = it == b.tier_ns.end() ? 0.0 : it->second;
-    out += pad(std::string("tier ") + tier, 41) + lpad(fixed(ns / 1e6, 3), 12) + lpad(pct(ns), 9) + "\n";
+    out += pad(std::string("tier ") + tier, 41) + lpad(format_fixed(ns / 1e6, 3), 12) + lpad(pct(ns), 9) + "\n";
   }
   out += "\naddressable fraction (core-tier kernel time / region wall time): " +
-         fixed(100.0 * b.addressable_fraction, 1) + "%" + "\n";
+         format_fixed(100.0 * b.addressable_fraction, 1) + "%" + "\n";
   if (top_kernels > 0 && !b.kernels.empty()) {
     out += "\ntop kernels:\n";
     for (size_t i = 0; i < b.kernels.size() && i < top_kernels; ++i) {

@@ -5,15 +5,10 @@
 #include <limits>
 #include <map>
 
+#include "core/format.h"
+
 namespace kf::profiler {
 namespace {
-
-// fixed(v, 3) == "%.3f"; the precision is data so that -Wformat-nonliteral stays quiet.
-std::string fixed(double v, int precision) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", precision, v);
-  return buf;
-}
 
 double inverse_complement(double f) { return f < 1.0 ? 1.0 / (1.0 - f) : std::numeric_limits<double>::infinity(); }
 
@@ -69,13 +64,13 @@ std::string format_projection(const Projection& p) {
     if (c.share <= 0 && c.problems == 0) continue;
     std::snprintf(line, sizeof line, "  %-22s %-16s %7.2f%% %4zu/%-4zu %8.1f%% %9s %8.3f%%\n", c.class_name.c_str(),
                   c.tier.c_str(), 100 * c.share, c.wins, c.problems, 100 * c.win_rate,
-                  c.wins > 0 ? (fixed(c.speedup, 3) + "x").c_str() : "-", 100 * c.saved);
+                  c.wins > 0 ? (format_fixed(c.speedup, 3) + "x").c_str() : "-", 100 * c.saved);
     out += line;
   }
-  out += "  projected time reduction " + fixed(100 * p.saved, 3) + "%" + ", end-to-end speedup S = " +
-         fixed(p.speedup, 4) + "x" + "\n";
-  out += "  ceiling 1/(1 - f_addressable) = " + fixed(p.ceiling_core, 4) + "x" +
-         " (with vendor kernels replaceable too: " + fixed(p.ceiling_core_vendor, 4) + "x" + ")\n";
+  out += "  projected time reduction " + format_fixed(100 * p.saved, 3) + "%" + ", end-to-end speedup S = " +
+         format_fixed(p.speedup, 4) + "x" + "\n";
+  out += "  ceiling 1/(1 - f_addressable) = " + format_fixed(p.ceiling_core, 4) + "x" +
+         " (with vendor kernels replaceable too: " + format_fixed(p.ceiling_core_vendor, 4) + "x" + ")\n";
   if (p.unweighted_problems > 0) {
     out += "  note: " + std::to_string(p.unweighted_problems) +
            " problem(s) have no baseline time in the corpus and were left out\n";

@@ -9,6 +9,7 @@
 #include "core/files.h"
 #include "core/log.h"
 #include "core/secrets.h"
+#include "core/time.h"
 
 namespace kf {
 namespace {
@@ -22,19 +23,6 @@ std::string safe_file_part(const std::string& s) {
   std::string out;
   for (char c : s) out.push_back(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' ? c : '_');
   return out.empty() ? "call" : out;
-}
-
-std::string utc_stamp() {
-  const auto now = std::chrono::system_clock::now();
-  const auto t = std::chrono::system_clock::to_time_t(now);
-  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[40];
-  std::strftime(buf, sizeof buf, "%Y%m%dT%H%M%S", &tm);
-  char out[48];
-  std::snprintf(out, sizeof out, "%s.%03lldZ", buf, static_cast<long long>(ms));
-  return out;
 }
 
 // The body as JSON when it is JSON (easier to read), else as a redacted string.
@@ -58,7 +46,7 @@ RawExchangeLog::RawExchangeLog(std::string dir, std::string config_name, const H
   for (const auto& [name, value] : request.headers)
     headers[name] = is_credential_header(name) ? "[REDACTED]" : secrets::redact(value);
   doc_ = {{"config", config_name_},
-          {"started_utc", utc_stamp()},
+          {"started_utc", utc_timestamp(UtcFormat::compact_ms)},
           {"request", {{"url", secrets::redact(request.url)}, {"headers", headers}, {"body", body_value(request.body)}}},
           {"attempts", nlohmann::json::array()}};
 }
@@ -84,7 +72,7 @@ void RawExchangeLog::write(const std::string& outcome) {
   doc_["outcome"] = secrets::redact(outcome);
   std::error_code ec;
   std::filesystem::create_directories(dir_, ec);
-  const std::string path = dir_ + "/" + utc_stamp() + "-" + std::to_string(::getpid()) + "-" +
+  const std::string path = dir_ + "/" + utc_timestamp(UtcFormat::compact_ms) + "-" + std::to_string(::getpid()) + "-" +
                            std::to_string(sequence.fetch_add(1)) + "-" + safe_file_part(config_name_) + ".json";
   // dump() with replacement: provider bodies are not guaranteed to be valid UTF-8.
   const std::string text = secrets::redact(doc_.dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
