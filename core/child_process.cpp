@@ -130,7 +130,7 @@ Result<int> run_attached(const ChildCommand& command, bool ignore_interrupts) {
   return status_code(child.native_exit_code());
 }
 
-Result<CapturedRun> run_captured(const ChildCommand& command, double timeout_s, size_t cap) {
+Result<CapturedRun> run_captured(const ChildCommand& command, double timeout_s, size_t cap, Capture capture) {
   auto p = prepare(command);
   if (!p) return p.error();
   CapturedRun run;
@@ -138,8 +138,11 @@ Result<CapturedRun> run_captured(const ChildCommand& command, double timeout_s, 
   bp::pipe out;
   bp::group group;
   std::error_code ec;
-  bp::child child(bp::exe = p->exe, bp::args = p->args, p->env, bp::start_dir = p->workdir, p->cpu, group,
-                  bp::std_in < bp::null, (bp::std_out & bp::std_err) > out, StdioOnly{}, ec);
+  bp::child child = capture == Capture::stdout_and_stderr
+                        ? bp::child(bp::exe = p->exe, bp::args = p->args, p->env, bp::start_dir = p->workdir, p->cpu,
+                                    group, bp::std_in < bp::null, (bp::std_out & bp::std_err) > out, StdioOnly{}, ec)
+                        : bp::child(bp::exe = p->exe, bp::args = p->args, p->env, bp::start_dir = p->workdir, p->cpu,
+                                    group, bp::std_in < bp::null, bp::std_out > out, StdioOnly{}, ec);
   if (ec) return spawn_error(command, ec);
   ::close(out.native_sink());  // the child holds the write end now
   out.assign_sink(-1);
@@ -203,11 +206,11 @@ bool BackgroundChild::running() {
   return impl_->child.running(ec);
 }
 
-void BackgroundChild::stop(int signal) {
+int BackgroundChild::stop(int signal) {
   std::error_code ec;
-  if (!impl_->child.valid()) return;
   if (impl_->child.running(ec)) ::kill(impl_->child.id(), signal);
   impl_->child.wait(ec);
+  return status_code(impl_->child.native_exit_code());
 }
 
 BackgroundChild::~BackgroundChild() { stop(); }

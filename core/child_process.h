@@ -31,15 +31,18 @@ struct CapturedRun {
   enum class Status { exited, signaled, timeout } status = Status::exited;
   int exit_code = -1;
   int signal = 0;
-  std::string output;  // stdout and stderr merged; the first `cap` bytes are kept
+  std::string output;  // stdout and stderr merged (or stdout alone); the first `cap` bytes are kept
   bool truncated = false;
   double wall_s = 0;
 };
 
+enum class Capture { stdout_and_stderr, stdout_only };  // stdout_only: stderr is inherited
+
 // Runs in its own process group with stdin from /dev/null and no other inherited descriptors, until it
-// exits or `timeout_s` passes; then (and after it exits) the whole group is killed, so nothing it
-// started outlives the call.
-Result<CapturedRun> run_captured(const ChildCommand& command, double timeout_s, size_t cap);
+// exits or `timeout_s` passes (0 = no limit); then (and after it exits) the whole group is killed, so
+// nothing it started outlives the call.
+Result<CapturedRun> run_captured(const ChildCommand& command, double timeout_s, size_t cap,
+                                 Capture capture = Capture::stdout_and_stderr);
 
 // A child that runs beside the caller (a server for a test): stdout and stderr go to files.
 class BackgroundChild {
@@ -51,8 +54,9 @@ class BackgroundChild {
   BackgroundChild& operator=(const BackgroundChild&) = delete;
 
   bool running();
-  // Sends `signal` (when still running) and waits for the exit; safe to call twice.
-  void stop(int signal = SIGTERM);
+  // Sends `signal` (when still running), waits, and returns the exit status (128 + signal number when a
+  // signal ended it); safe to call twice.
+  int stop(int signal = SIGTERM);
 
  private:
   struct Impl;

@@ -12,6 +12,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "tests/support/command.h"
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -61,13 +63,8 @@ TEST(Selftest, HostBackendPassesEveryCaseAndLeavesNothingBehind) {
   const std::string cmd = std::string(KFORGE_TEST_BINARY_DIR) + "/kforge selftest --backend host --json --python " +
                           python + " --work-root " + work + " --cache-dir " + cache + " --suite " +
                           KFORGE_TEST_SOURCE_DIR + "/tests/adversarial 2>" + work + "/selftest.log";
-  FILE* p = ::popen(cmd.c_str(), "r");
-  ASSERT_NE(p, nullptr);
-  std::string out;
-  char buf[4096];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-  const int status = ::pclose(p);
+  const auto ran = ::kf::testing::run_shell(cmd);
+  const std::string& out = ran.out;
 
   const auto report = nlohmann::json::parse(out, nullptr, false);
   ASSERT_TRUE(report.is_object()) << "not JSON: " << out.substr(0, 2000);
@@ -76,7 +73,7 @@ TEST(Selftest, HostBackendPassesEveryCaseAndLeavesNothingBehind) {
         << c["case"] << ": expected " << c["expected"] << ", got " << c["got"] << " — " << c["note"];
   EXPECT_TRUE(report["canary_intact"].get<bool>()) << report["canary_note"];
   EXPECT_GE(report["cases"].size(), 30u);
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "exit status " << status;
+  EXPECT_EQ(ran.exit_code, 0);
 
   // No process of any job (they all run with the work root in their command line or cwd) survives.
   EXPECT_EQ(processes_mentioning(work), 0);

@@ -1,35 +1,15 @@
 #pragma once
-// Test helpers: run a shell command, capture its stdout, return its exit status.
-#include <sys/wait.h>
-
-#include <cstdio>
+// Audit test helpers on top of tests/support: the oracle's interpreter, GPU presence, paths.
 #include <cstdlib>
 #include <string>
 
+#include "tests/support/command.h"
+
 namespace kf::audit_test {
 
-struct CommandResult {
-  int exit_code = -1;
-  std::string out;
-};
-
-inline CommandResult run_command(const std::string& command) {
-  CommandResult result;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return result;
-  char buffer[4096];
-  size_t n = 0;
-  while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0) result.out.append(buffer, n);
-  const int status = pclose(pipe);
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return result;
-}
-
-inline std::string quote(const std::string& text) {
-  std::string quoted = "'";
-  for (char c : text) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return quoted + "'";
-}
+using testing::CommandResult;
+using testing::quote;
+inline CommandResult run_command(const std::string& command) { return testing::run_shell(command); }
 
 // The oracle's interpreter: $KFORGE_PYTHON (set by scripts/python-env.sh), else python3.
 inline std::string python() {
@@ -46,14 +26,7 @@ inline bool gpu_present() {
   return r.exit_code == 0 && r.out.find("GPU") != std::string::npos;
 }
 
-// KFORGE_SOURCE_DIR and KFORGE_BIN override the configure-time folders (tests run from a copied tree).
-inline std::string from_env(const char* name, const char* fallback) {
-  const char* value = std::getenv(name);
-  return value && *value ? value : fallback;
-}
-inline std::string source(const std::string& relative) {
-  return from_env("KFORGE_SOURCE_DIR", KFORGE_TEST_SOURCE_DIR) + "/" + relative;
-}
-inline std::string kforge() { return from_env("KFORGE_BIN", KFORGE_TEST_BINARY_DIR "/kforge"); }
+inline std::string source(const std::string& relative) { return testing::source_path(relative); }
+inline std::string kforge() { return testing::kforge_binary(); }
 
 }  // namespace kf::audit_test

@@ -8,6 +8,7 @@
 
 #include "evaluator/evaluator.h"
 #include "test_support.h"
+#include "tests/support/command.h"
 
 using namespace kf::eval::test;
 
@@ -21,15 +22,10 @@ struct Ran {
 Ran run(const std::string& args) {
   std::string cmd = std::string("KFORGE_DATA_DIR=") + src("") + " KFORGE_RUNNER=" + runner_path() + " " +
                     KFORGE_TEST_BINARY_DIR + "/kforge " + args + " 2>/dev/null";
-  Ran r;
-  FILE* p = popen(cmd.c_str(), "r");
-  std::array<char, 4096> buf{};
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-  int st = pclose(p);
-  r.code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return r;
+  const auto ran = ::kf::testing::run_shell(cmd);
+  return {ran.exit_code, ran.out};
 }
+
 
 class Cli : public ::testing::Test {
  protected:

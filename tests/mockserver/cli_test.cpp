@@ -8,6 +8,8 @@
 #include <thread>
 
 #include "mock_test_util.h"
+#include "core/child_process.h"
+#include "tests/support/command.h"
 
 namespace kf::mock::testing {
 namespace {
@@ -21,15 +23,8 @@ struct Ran {
 };
 
 Ran run(const std::string& command) {
-  Ran r;
-  FILE* pipe = ::popen((command + " 2>&1").c_str(), "r");
-  if (!pipe) return r;
-  char buf[4096];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, pipe)) > 0) r.output.append(buf, n);
-  int status = ::pclose(pipe);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
+  const auto r = ::kf::testing::run_shell(command + " 2>&1");
+  return {r.exit_code, r.out};
 }
 
 std::string quote(const std::string& s) { return "'" + s + "'"; }
@@ -80,15 +75,10 @@ TEST(MockCliServer, ProcessWritesPortFileServesLogsAndStopsOnSigterm) {
   const std::string out_file = temp_path("process-out.txt");
   std::filesystem::remove(port_file);
   std::filesystem::remove(log_file);
-  pid_t pid = ::fork();
-  ASSERT_GE(pid, 0);
-  if (pid == 0) {
-    FILE* out = std::freopen(out_file.c_str(), "w", stdout);
-    (void)out;
-    ::execl(kKforge.c_str(), kKforge.c_str(), "mock-server", "--port", "0", "--port-file", port_file.c_str(), "--log",
-            log_file.c_str(), static_cast<char*>(nullptr));
-    ::_exit(127);
-  }
+  auto server = BackgroundChild::start(
+      ChildCommand{{kKforge, "mock-server", "--port", "0", "--port-file", port_file, "--log", log_file}, {}, false, "", 0},
+      out_file, "/dev/stderr");
+  ASSERT_TRUE(server.ok()) << server.error().message;
   int port = 0;
   for (int i = 0; i < 600 && port == 0; ++i) {
     std::ifstream in(port_file);
@@ -104,11 +94,7 @@ TEST(MockCliServer, ProcessWritesPortFileServesLogsAndStopsOnSigterm) {
   EXPECT_EQ(res->status, 200);
   auto content = nlohmann::json::parse(res->body)["choices"][0]["message"]["content"].get<std::string>();
   EXPECT_NE(content.find("```cuda"), std::string::npos);
-  ::kill(pid, SIGTERM);
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  EXPECT_TRUE(WIFEXITED(status));
-  EXPECT_EQ(WEXITSTATUS(status), 0);
+  EXPECT_EQ((*server)->stop(SIGTERM), 0);
   std::ifstream out(out_file);
   std::string printed((std::istreambuf_iterator<char>(out)), std::istreambuf_iterator<char>());
   EXPECT_NE(printed.find("listening on http://127.0.0.1:" + std::to_string(port)), std::string::npos) << printed;

@@ -10,6 +10,7 @@
 
 
 #include "core/files.h"
+#include "tests/support/command.h"
 
 namespace {
 
@@ -22,17 +23,9 @@ struct Outcome {
 };
 
 Outcome run(const std::string& args) {
-  Outcome o;
-  FILE* p = popen((kKforge + " " + args + " 2>&1").c_str(), "r");
-  if (p == nullptr) return o;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) o.output.append(buf, n);
-  const int st = pclose(p);
-  o.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return o;
+  const auto r = ::kf::testing::run_shell(kKforge + " " + args + " 2>&1");
+  return {r.exit_code, r.out};
 }
-
 }  // namespace
 
 TEST(ProfilerCli, ProfileFromRecordsWritesTheBreakdown) {

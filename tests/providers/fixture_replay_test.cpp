@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "mock_server_process.h"
+#include "tests/support/mock_server.h"
 #include "providers/provider.h"
 
 namespace kf {

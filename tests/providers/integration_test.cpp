@@ -13,7 +13,7 @@
 #include <string>
 
 #include "core/secrets.h"
-#include "mock_server_process.h"
+#include "tests/support/mock_server.h"
 #include "providers/error_classifier.h"
 #include "providers/http_provider.h"
 #include "providers/provider.h"
@@ -448,12 +448,12 @@ TEST_P(ProviderIntegration, KforgeAskNeverPrintsTheKey) {
   const std::string config_path = dir_ + "/config.json";
   std::ofstream(config_path) << config_file.dump(2);
   const std::string run = "'" + testing::kforge_binary() + "' ask --config '" + config_path + "' 'say hi'";
-  const int ok_status = std::system((run + " >'" + dir_ + "/ask1.out' 2>'" + dir_ + "/ask1.err'").c_str());
-  const int fail_status = std::system((run + " >'" + dir_ + "/ask2.out' 2>'" + dir_ + "/ask2.err'").c_str());
-  EXPECT_EQ(WEXITSTATUS(ok_status), 0) << testing::slurp(dir_ + "/ask1.err");
+  const int ok_status = testing::run_shell(run + " >'" + dir_ + "/ask1.out' 2>'" + dir_ + "/ask1.err'").exit_code;
+  const int fail_status = testing::run_shell(run + " >'" + dir_ + "/ask2.out' 2>'" + dir_ + "/ask2.err'").exit_code;
+  EXPECT_EQ(ok_status, 0) << testing::slurp(dir_ + "/ask1.err");
   EXPECT_NE(testing::slurp(dir_ + "/ask1.out").find("echo: [REDACTED]"), std::string::npos)
       << testing::slurp(dir_ + "/ask1.out");
-  EXPECT_EQ(WEXITSTATUS(fail_status), 1) << testing::slurp(dir_ + "/ask2.err");
+  EXPECT_EQ(fail_status, 1) << testing::slurp(dir_ + "/ask2.err");
   EXPECT_NE(testing::slurp(dir_ + "/ask2.err").find("auth"), std::string::npos) << testing::slurp(dir_ + "/ask2.err");
   EXPECT_EQ(testing::read_tree(dir_ + "/ask-raw").size(), 2u);
   // TearDown scans every file in the test folder (these outputs included) for the key.
@@ -476,10 +476,10 @@ TEST_P(ProviderIntegration, KforgeAskJsonPrintsOneObject) {
   const std::string config_path = dir_ + "/config.json";
   std::ofstream(config_path) << config_file.dump(2);
   const std::string run = "'" + testing::kforge_binary() + "' ask --json --config '" + config_path + "' 'say hi'";
-  const int ok_status = std::system((run + " >'" + dir_ + "/json1.out' 2>'" + dir_ + "/json1.err'").c_str());
-  const int fail_status = std::system((run + " >'" + dir_ + "/json2.out' 2>'" + dir_ + "/json2.err'").c_str());
-  EXPECT_EQ(WEXITSTATUS(ok_status), 0) << testing::slurp(dir_ + "/json1.err");
-  EXPECT_EQ(WEXITSTATUS(fail_status), 1) << testing::slurp(dir_ + "/json2.err");
+  const int ok_status = testing::run_shell(run + " >'" + dir_ + "/json1.out' 2>'" + dir_ + "/json1.err'").exit_code;
+  const int fail_status = testing::run_shell(run + " >'" + dir_ + "/json2.out' 2>'" + dir_ + "/json2.err'").exit_code;
+  EXPECT_EQ(ok_status, 0) << testing::slurp(dir_ + "/json1.err");
+  EXPECT_EQ(fail_status, 1) << testing::slurp(dir_ + "/json2.err");
   const json ok = json::parse(testing::slurp(dir_ + "/json1.out"), nullptr, false);
   ASSERT_TRUE(ok.is_object()) << testing::slurp(dir_ + "/json1.out");
   EXPECT_EQ(ok["ok"], true);

@@ -1,13 +1,14 @@
 #pragma once
 // Runs `kforge mock-server` as a child process for integration tests: writes the script, waits for
 // the port, reads the request log, and stops the server on destruction.
-#include <sys/types.h>
-
 #include <memory>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "core/child_process.h"
+#include "tests/support/command.h"
 
 namespace kf::testing {
 
@@ -15,7 +16,6 @@ class MockServerProcess {
  public:
   // Starts a server for `script` with its files in `dir`. Fails the calling test when it cannot.
   static std::unique_ptr<MockServerProcess> start(const nlohmann::json& script, const std::string& dir);
-  ~MockServerProcess();
   MockServerProcess(const MockServerProcess&) = delete;
   MockServerProcess& operator=(const MockServerProcess&) = delete;
 
@@ -33,16 +33,8 @@ class MockServerProcess {
 
  private:
   MockServerProcess() = default;
-  pid_t pid_ = -1;
+  std::unique_ptr<BackgroundChild> child_;
   int port_ = 0;
 };
-
-// The kforge binary under test: $KFORGE_BIN when set, else the build tree's.
-std::string kforge_binary();
-// A fresh empty directory under the system temp folder.
-std::string make_temp_dir(const std::string& prefix);
-// Contents of every regular file under `dir` (recursively), as (path, text).
-std::vector<std::pair<std::string, std::string>> read_tree(const std::string& dir);
-std::string slurp(const std::string& path);
 
 }  // namespace kf::testing
