@@ -130,7 +130,7 @@ Result<int> run_attached(const ChildCommand& command, bool ignore_interrupts) {
   return status_code(child.native_exit_code());
 }
 
-Result<CapturedRun> run_captured(const ChildCommand& command, double timeout_s, size_t cap, Capture capture) {
+Result<CapturedRun> run_captured(const ChildCommand& command, double timeout_s, size_t cap, CaptureMode capture) {
   auto p = prepare(command);
   if (!p) return p.error();
   CapturedRun run;
@@ -138,7 +138,7 @@ Result<CapturedRun> run_captured(const ChildCommand& command, double timeout_s, 
   bp::pipe out;
   bp::group group;
   std::error_code ec;
-  bp::child child = capture == Capture::stdout_and_stderr
+  bp::child child = capture == CaptureMode::stdout_and_stderr
                         ? bp::child(bp::exe = p->exe, bp::args = p->args, p->env, bp::start_dir = p->workdir, p->cpu,
                                     group, bp::std_in < bp::null, (bp::std_out & bp::std_err) > out, StdioOnly{}, ec)
                         : bp::child(bp::exe = p->exe, bp::args = p->args, p->env, bp::start_dir = p->workdir, p->cpu,

@@ -36,13 +36,13 @@ struct CapturedRun {
   double wall_s = 0;
 };
 
-enum class Capture { stdout_and_stderr, stdout_only };  // stdout_only: stderr is inherited
+enum class CaptureMode { stdout_and_stderr, stdout_only };  // stdout_only: stderr is inherited
 
 // Runs in its own process group with stdin from /dev/null and no other inherited descriptors, until it
 // exits or `timeout_s` passes (0 = no limit); then (and after it exits) the whole group is killed, so
 // nothing it started outlives the call.
 Result<CapturedRun> run_captured(const ChildCommand& command, double timeout_s, size_t cap,
-                                 Capture capture = Capture::stdout_and_stderr);
+                                 CaptureMode capture = CaptureMode::stdout_and_stderr);
 
 // A child that runs beside the caller (a server for a test): stdout and stderr go to files.
 class BackgroundChild {

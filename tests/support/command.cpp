@@ -14,7 +14,7 @@ namespace kf::testing {
 CommandResult run_shell(const std::string& command_line) {
   CommandResult result;
   auto run = run_captured(ChildCommand{{"/bin/sh", "-c", command_line}, {}, false, "", 0}, 0, size_t{1} << 30,
-                          Capture::stdout_only);
+                          CaptureMode::stdout_only);
   if (!run) {
     ADD_FAILURE() << run.error().message;
     return result;
