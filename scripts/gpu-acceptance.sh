@@ -69,7 +69,7 @@ step_env() {
 
 step_tests() {
   local status=0 t
-  for t in evaluator_gpu_test sandbox_gpu_health_test audit_gpu_test; do
+  for t in evaluator_gpu_test audit_gpu_test; do
     echo "== $t"
     "$(find_bin $t)" || status=1
   done
