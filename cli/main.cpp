@@ -18,7 +18,7 @@ int main(int argc, char** argv) {
   add_provider_commands(app, registry);
   add_mockserver_commands(app, registry);
   add_evaluator_commands(app, registry);
-  add_sandbox_commands(app, registry);
+  add_selftest_commands(app, registry);
   add_agent_commands(app, registry);
   add_profiler_commands(app, registry);
   add_audit_commands(app, registry);

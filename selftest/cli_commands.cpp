@@ -3,18 +3,18 @@
 #include <memory>
 
 #include "cli/commands.h"
-#include "sandbox/selftest/selftest.h"
+#include "selftest/selftest.h"
 
 namespace kf::cli {
 
 namespace {
 struct SelftestArgs {
-  sandbox::SelftestOptions options;
+  selftest::SelftestOptions options;
   bool json = false;
 };
 }  // namespace
 
-void add_sandbox_commands(CLI::App& app, Registry& registry) {
+void add_selftest_commands(CLI::App& app, Registry& registry) {
   auto args = std::make_shared<SelftestArgs>();
   auto* st = app.add_subcommand("selftest", "Run the adversarial suite (attacks and honest candidates) through "
                                             "the evaluator; exit 0 only when every case gets its expected verdict");
@@ -30,7 +30,7 @@ void add_sandbox_commands(CLI::App& app, Registry& registry) {
   st->add_option("--skip", args->options.skip, "skip cases whose name contains this (repeatable)");
   st->add_option("--case-timeout", args->options.case_timeout_s, "seconds a candidate may run per case (default 15)");
   registry.on_run(st, [args] {
-    auto report = sandbox::run_selftest(args->options);
+    auto report = selftest::run_selftest(args->options);
     if (!report.ok()) {
       std::cerr << "error: " << report.error().message << "\n";
       return report.error().code.rfind("usage.", 0) == 0 ? kExitUsage : kExitHarness;

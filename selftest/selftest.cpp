@@ -1,4 +1,4 @@
-#include "sandbox/selftest/selftest.h"
+#include "selftest/selftest.h"
 
 #include <sys/stat.h>
 
@@ -16,7 +16,7 @@
 #include "core/files.h"
 #include "evaluator/evaluator.h"
 
-namespace kf::sandbox {
+namespace kf::selftest {
 namespace fs = std::filesystem;
 namespace {
 
@@ -232,4 +232,4 @@ Result<SelftestReport> run_selftest(const SelftestOptions& options) {
   return report;
 }
 
-}  // namespace kf::sandbox
+}  // namespace kf::selftest

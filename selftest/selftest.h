@@ -8,7 +8,7 @@
 
 #include "core/result.h"
 
-namespace kf::sandbox {
+namespace kf::selftest {
 
 struct SelftestOptions {
   std::string backend = "host";      // host | cuda
@@ -56,4 +56,4 @@ Result<SelftestReport> run_selftest(const SelftestOptions& options);
 // wrote there; the candidates name it literally.
 inline constexpr const char* kCanaryDir = "/tmp/kforge-selftest-canary";
 
-}  // namespace kf::sandbox
+}  // namespace kf::selftest
