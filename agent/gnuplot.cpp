@@ -1,6 +1,5 @@
 #include "agent/gnuplot.h"
 
-#include <fcntl.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -8,7 +7,7 @@
 #include <sstream>
 
 #include "core/files.h"
-#include "evaluator/process.h"
+#include "core/child_process.h"
 
 namespace kf::agent {
 namespace fs = std::filesystem;
@@ -72,20 +71,15 @@ Result<std::string> render_svg(const std::string& gnuplot, const Plot& plot, dou
                        std::to_string(plot.height) + " noenhanced font 'sans,11' background '#ffffff'\nset output " +
                        gnuplot_quote(svg_file, 4096) + "\n" + plot.script + "set output\n";
   if (auto st = write_file_atomic(script_file, script); !st) return st.error();
-  int devnull = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
-  if (devnull < 0) return make_error("report.gnuplot", "cannot open /dev/null for gnuplot's input");
-  eval::ChildSpec spec;
-  spec.argv = {gnuplot, script_file};
-  spec.env = eval::environment_with({});
-  spec.workdir = dir->path();
-  spec.fds.push_back({devnull, 0});
-  auto job = eval::run_job(spec, timeout_s, 64 * 1024);
-  ::close(devnull);
+  ChildCommand command;  // stdin is /dev/null
+  command.argv = {gnuplot, script_file};
+  command.workdir = dir->path();
+  auto job = run_captured(command, timeout_s, 64 * 1024);
   if (!job) return job.error();
   const std::string what = "gnuplot (" + gnuplot + ") on the '" + plot.id + "' figure";
-  if (job->status == eval::JobResult::Status::timeout)
+  if (job->status == CapturedRun::Status::timeout)
     return make_error("report.gnuplot", what + " did not finish within " + std::to_string(int(timeout_s)) + " s");
-  if (job->status != eval::JobResult::Status::exited || job->exit_code != 0)
+  if (job->status != CapturedRun::Status::exited || job->exit_code != 0)
     return make_error("report.gnuplot", what + " failed (exit " + std::to_string(job->exit_code) + "): " + job->output);
   auto svg = read_file(svg_file);
   if (!svg || svg->find("<svg") == std::string::npos)

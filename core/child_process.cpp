@@ -16,6 +16,8 @@
 #include <cstring>
 #include <thread>
 
+#include "core/time.h"
+
 extern char** environ;
 
 namespace kf {
@@ -62,14 +64,7 @@ Result<Prepared> prepare(const ChildCommand& command) {
                                          "command name and PATH)");
   }
   p.args.assign(command.argv.begin() + 1, command.argv.end());
-  if (!command.replace_environment) {
-    for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
-      const std::string entry = *e;
-      const size_t eq = entry.find('=');
-      if (eq != std::string::npos && eq > 0) p.env[entry.substr(0, eq)] = entry.substr(eq + 1);
-    }
-  }
-  for (const auto& [k, v] : command.env) p.env[k] = v;
+  for (const auto& [k, v] : command.replace_environment ? command.env : environment_with(command.env)) p.env[k] = v;
   p.workdir = command.workdir.empty() ? "." : command.workdir;
   if (command.cpu_limit_s > 0) p.cpu.seconds = static_cast<rlim_t>(std::ceil(command.cpu_limit_s));
   return p;
@@ -86,11 +81,18 @@ int status_code(int native) {
   return 1;
 }
 
-double now_s() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
 }  // namespace
+
+std::map<std::string, std::string> environment_with(const std::map<std::string, std::string>& overrides) {
+  std::map<std::string, std::string> env;
+  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
+    const std::string entry = *e;
+    const size_t eq = entry.find('=');
+    if (eq != std::string::npos && eq > 0) env[entry.substr(0, eq)] = entry.substr(eq + 1);
+  }
+  for (const auto& [k, v] : overrides) env[k] = v;
+  return env;
+}
 
 std::string find_executable(const std::string& name) {
   if (name.find('/') != std::string::npos) return name;

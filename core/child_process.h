@@ -64,6 +64,9 @@ class BackgroundChild {
   std::unique_ptr<Impl> impl_;
 };
 
+// The current environment as a map, with `overrides` applied.
+std::map<std::string, std::string> environment_with(const std::map<std::string, std::string>& overrides);
+
 // The absolute path of `name` (as is when it holds a '/'); "" when PATH has no executable of that name.
 std::string find_executable(const std::string& name);
 

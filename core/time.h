@@ -13,4 +13,7 @@ enum class UtcFormat {
 
 std::string utc_timestamp(UtcFormat format, std::chrono::system_clock::time_point when = std::chrono::system_clock::now());
 
+// Seconds on the steady clock (for durations and deadlines, never for dates).
+double now_s();
+
 }  // namespace kf

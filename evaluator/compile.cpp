@@ -8,7 +8,8 @@
 
 #include "core/files.h"
 #include "core/hash.h"
-#include "evaluator/process.h"
+#include "core/child_process.h"
+#include "core/time.h"
 #include "sandbox/launcher.h"
 
 namespace fs = std::filesystem;
@@ -76,11 +77,10 @@ std::vector<std::string> Compiler::flags() const {
 std::string Compiler::toolchain_version() {
   std::lock_guard lock(mutex_);
   if (!toolchain_.empty()) return toolchain_;
-  ChildSpec spec;
+  ChildCommand command;
   std::string compiler = config_.backend == Backend::cuda ? config_.cuda_home + "/bin/nvcc" : "g++";
-  spec.argv = {compiler, "--version"};
-  spec.env = environment_with({});
-  auto r = run_job(spec, 30, 4096);
+  command.argv = {compiler, "--version"};
+  auto r = run_captured(command, 30, 4096);
   toolchain_ = r.ok() ? compiler + "\n" + r->output : compiler + " (version unknown)";
   return toolchain_;
 }

@@ -19,7 +19,8 @@
 #include "core/files.h"
 #include "evaluator/compile.h"
 #include "evaluator/oracle_client.h"
-#include "evaluator/process.h"
+#include "core/child_process.h"
+#include "core/time.h"
 #include "evaluator/runner_session.h"
 #include "evaluator/text_hygiene.h"
 #include "evaluator/timing_policy.h"
@@ -73,11 +74,10 @@ nlohmann::json tolerances_json() {
 }
 
 std::string detect_gpu_arch() {
-  ChildSpec spec;
-  spec.argv = {"nvidia-smi", "--query-gpu=compute_cap", "--format=csv,noheader"};
-  spec.env = environment_with({});
-  auto r = run_job(spec, 30, 4096);
-  if (!r.ok() || r->status != JobResult::Status::exited || r->exit_code != 0) return {};
+  ChildCommand command;
+  command.argv = {"nvidia-smi", "--query-gpu=compute_cap", "--format=csv,noheader"};
+  auto r = run_captured(command, 30, 4096);
+  if (!r.ok() || r->status != CapturedRun::Status::exited || r->exit_code != 0) return {};
   std::string s = r->output.substr(0, r->output.find('\n'));
   auto dot = s.find('.');
   if (dot == std::string::npos) return {};

@@ -7,7 +7,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "evaluator/process.h"
+#include "core/time.h"
 
 namespace kf::eval {
 

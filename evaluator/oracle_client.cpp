@@ -16,7 +16,8 @@
 #include <thread>
 
 #include "core/secrets.h"
-#include "evaluator/process.h"
+#include "core/child_process.h"
+#include "core/time.h"
 
 namespace kf::eval {
 

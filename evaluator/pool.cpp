@@ -4,7 +4,8 @@
 #include <cstdlib>
 #include <sstream>
 
-#include "evaluator/process.h"
+#include "core/child_process.h"
+#include "core/time.h"
 
 namespace kf::eval {
 namespace {
@@ -34,11 +35,10 @@ std::optional<int> to_int(const std::string& s) {
 }  // namespace
 
 Result<std::vector<GpuDevice>> visible_gpus() {
-  ChildSpec spec;
-  spec.argv = {"nvidia-smi", "--query-gpu=index,name,uuid", "--format=csv,noheader"};
-  spec.env = environment_with({});
-  auto r = run_job(spec, 30, 1 << 16);
-  if (!r.ok() || r->status != JobResult::Status::exited || r->exit_code != 0)
+  ChildCommand command;
+  command.argv = {"nvidia-smi", "--query-gpu=index,name,uuid", "--format=csv,noheader"};
+  auto r = run_captured(command, 30, 1 << 16);
+  if (!r.ok() || r->status != CapturedRun::Status::exited || r->exit_code != 0)
     return make_error("gpu.none", "nvidia-smi lists no GPU on this machine; use --backend host, or check the "
                                   "NVIDIA driver (`nvidia-smi`)");
   std::vector<GpuDevice> all;

@@ -12,7 +12,8 @@
 #include <sstream>
 #include <thread>
 
-#include "evaluator/process.h"
+#include "core/child_process.h"
+#include "core/time.h"
 
 namespace kf::eval {
 

@@ -9,7 +9,7 @@
 
 #include "evaluator/compile.h"
 #include "evaluator/json_lines.h"
-#include "evaluator/process.h"
+#include "core/time.h"
 #include "evaluator/text_hygiene.h"
 #include "evaluator/timing_policy.h"
 
@@ -41,7 +41,7 @@ std::string receive_error(const std::string& bytes, ChannelLimits limits = {1024
     if (close_after) close(p.w);
   });
   JsonLinesChannel ch(p.r, -1, limits);
-  auto j = ch.receive(now_s() + 5);
+  auto j = ch.receive(kf::now_s() + 5);
   ch.close();  // unblocks the feeder on EPIPE
   feeder.join();
   if (!close_after) close(p.w);
@@ -53,8 +53,8 @@ TEST(Channel, ReadsObjectsLineByLine) {
   std::string two = "{\"a\":1}\n{\"b\":[1,2]}\n";
   ASSERT_EQ(write(p.w, two.data(), two.size()), static_cast<ssize_t>(two.size()));
   JsonLinesChannel ch(p.r, p.w, {});
-  auto a = ch.receive(now_s() + 1);
-  auto b = ch.receive(now_s() + 1);
+  auto a = ch.receive(kf::now_s() + 1);
+  auto b = ch.receive(kf::now_s() + 1);
   ASSERT_TRUE(a.ok());
   ASSERT_TRUE(b.ok());
   EXPECT_EQ((*a)["a"], 1);
@@ -81,7 +81,7 @@ TEST(Channel, AnEndlessLineEndsAtTheLimitNotAtEndOfFile) {
 TEST(Channel, ADeadlinePasses) {
   Pipe p;
   JsonLinesChannel ch(p.r, -1, {});
-  auto j = ch.receive(now_s() + 0.05);
+  auto j = ch.receive(kf::now_s() + 0.05);
   ASSERT_FALSE(j.ok());
   EXPECT_EQ(j.error().code, "channel.timeout");
   close(p.w);
