@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "core/format.h"
+
 namespace kf::agent {
 namespace {
 
@@ -15,11 +17,7 @@ const char* config_colour(size_t i) {
 }
 int config_point(size_t i) { return 7 + 2 * static_cast<int>((i / 10) % 3); }  // filled circle, triangle, ...
 
-std::string num(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.6g", v);
-  return buf;
-}
+std::string num(double v) { return format_significant(v, 6); }
 
 std::string money(double v) {
   char buf[64];

@@ -9,6 +9,7 @@
 
 #include <cstring>
 
+#include "core/format.h"
 #include "evaluator/judge.h"
 #include "evaluator/text_hygiene.h"
 
@@ -16,11 +17,7 @@ namespace kf::eval {
 
 namespace {
 
-std::string fmt(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.3g", v);
-  return buf;
-}
+std::string fmt(double v) { return format_significant(v, 3); }
 
 std::string indices(const std::vector<int64_t>& idx) {
   std::string s;
