@@ -5,6 +5,7 @@
 #include "core/version.h"
 
 int main(int argc, char** argv) {
+  using namespace kf;
   using namespace kf::cli;
   CLI::App app{"kforge: run agentic LLM kernel-generation campaigns and trust the numbers"};
   app.name("kforge");

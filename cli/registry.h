@@ -6,13 +6,9 @@
 #include <functional>
 #include <map>
 
-namespace kf::cli {
+#include "core/exit_codes.h"
 
-// Exit codes shared by every subcommand.
-inline constexpr int kExitOk = 0;
-inline constexpr int kExitFailure = 1;   // the command ran; its subject failed (e.g. a kernel is incorrect)
-inline constexpr int kExitUsage = 2;     // bad usage or bad input
-inline constexpr int kExitHarness = 3;   // kforge itself could not do the job
+namespace kf::cli {
 
 class Registry {
  public:

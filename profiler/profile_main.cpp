@@ -7,6 +7,7 @@
 #include "core/log.h"
 
 int main(int argc, char** argv) {
+  using namespace kf;
   using namespace kf::cli;
   CLI::App app{"kforge-profile: GPU time breakdown by kernel class, and the Amdahl projection of a campaign"};
   app.name("kforge-profile");
