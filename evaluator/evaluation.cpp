@@ -1,0 +1,395 @@
+// One candidate's evaluation (Evaluator::Impl::evaluate): correctness trials on every input set, the
+// judge's comparisons, the runner's and oracle's failures, then the timing (timed_rounds.cpp).
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+
+#include "core/child_process.h"
+#include "core/data_dir.h"
+#include "core/files.h"
+#include "core/log.h"
+#include "core/time.h"
+#include "evaluator/evaluator_impl.h"
+#include "evaluator/text_hygiene.h"
+#include "sandbox/seccomp.h"
+
+namespace fs = std::filesystem;
+
+namespace kf::eval {
+
+// Text from the candidate's side made safe for terminals, the corpus and models (docs/evaluator.md).
+void clean_verdict(Verdict& v) {
+  for (auto& r : v.reasons) r.detail = clean_text(r.detail, 4000);
+  v.compiler_output = clean_text(v.compiler_output, 16384);
+}
+
+OutputStats stats_from(const nlohmann::json& j) {
+  OutputStats s;
+  s.numel = j.value("numel", int64_t{0});
+  s.floating = j.value("floating", true);
+  s.rel_l2 = j["rel_l2"].is_number() ? j["rel_l2"].get<double>() : 1e308;
+  s.max_abs = j["max_abs"].is_number() ? j["max_abs"].get<double>() : 1e308;
+  s.ref_rms = j.value("ref_rms", 0.0);
+  s.violations = j.value("violations", int64_t{0});
+  s.first_violations = j.value("first_violations", std::vector<int64_t>{});
+  s.nan_inf_mismatch = j.value("nan_inf_mismatch", int64_t{0});
+  s.unwritten = j.value("unwritten", int64_t{0});
+  s.first_unwritten = j.value("first_unwritten", std::vector<int64_t>{});
+  s.mismatched_exact = j.value("mismatched_exact", int64_t{0});
+  return s;
+}
+
+bool Evaluator::Impl::runner_failed(Verdict& v, Session& s, const RunnerEnd& e, const std::string& during) {
+  // The reply is the candidate's to write: fields are read by type, never with a throwing accessor.
+  if (e.kind == RunnerEnd::Kind::reply) {
+    auto ok = e.reply.find("ok");
+    if (ok != e.reply.end() && ok->is_boolean() && ok->get<bool>()) return false;
+  }
+  std::string limit = e.lifetime_limit ? "the runner's lifetime limit of " +
+                                             std::to_string(static_cast<int>(opt.runner_timeout_s)) + " s"
+                                       : s.call_limit_text;
+  judge_runner_failure(v, e, s.loaded, during, limit);
+  if (e.kind == RunnerEnd::Kind::timeout) v.checks["limit_hit"] = e.lifetime_limit ? "lifetime" : "call";
+  return true;
+}
+
+bool Evaluator::Impl::oracle_failed(Verdict& v, const Error& e) {
+  if (e.code == "oracle.candidate") {
+    // The runner tampered with a shared buffer: the candidate's doing, judged against it.
+    v.reasons.push_back({"rejected.buffer_tampered", e.message});
+    return true;
+  }
+  v.verdict = "harness_error";
+  v.reasons.push_back({e.code == "oracle.problem" ? "problem.invalid" : "harness.oracle", e.message});
+  return true;
+}
+
+void Evaluator::Impl::check_maps(Verdict& v, Session& s) {
+  if (opt.allow_vendor_libs) return;
+  for (const auto& name : vendor_libraries_mapped(s.runner.maps())) {
+    if (!s.vendors_seen.insert(name).second) continue;
+    v.reasons.push_back({"rejected.vendor_library",
+                         "the runner had " + name + " mapped into its memory after the candidate's calls (loaded at "
+                         "run time, e.g. with dlopen); vendor libraries are not allowed here (--allow-vendor-libs)"});
+  }
+}
+
+std::vector<Reason> Evaluator::Impl::judge_comparison(Verdict& v, const nlohmann::json& cmp, int trial,
+                                                      const std::string& label, nlohmann::json* record_out) {
+  nlohmann::json record{{"trial", trial}, {"label", label}, {"seed", cmp.value("seed", nlohmann::json())}, {"variant", cmp["variant"]}};
+  if (varying_shapes) record["shapes"] = trial_shapes;
+  record["outputs"] = nlohmann::json::array();
+  std::vector<Reason> reasons;
+  std::vector<std::string> degenerate;
+  for (const auto& o : cmp["outputs"]) {
+    std::string where = o.value("name", "output") + " (" + label + ", " + cmp["variant"].get<std::string>() + ")";
+    std::string dtype = o.value("dtype", "float32");
+    OutputStats st = stats_from(o["stats"]);
+    auto r = judge_output(where, dtype, st);
+    std::vector<TrivialStats> triv;
+    nlohmann::json trivj = nlohmann::json::object();
+    for (const auto& t : o["trivial"]) {
+      TrivialStats ts{t.value("name", ""), stats_from(t["stats"]),
+                      t["distance"].is_number() ? t["distance"].get<double>() : 1e308};
+      trivj[ts.name] = {{"rel_l2", ts.stats.rel_l2}, {"distance", ts.distance_to_candidate}};
+      const std::string key = o.value("name", "") + ":" + ts.name;
+      if (trial == 0 && trivial_passes(dtype, ts.stats)) base_degenerate.insert(key);
+      // The sparse trial changes a few elements of trial 0's inputs: a trivial output that is right on
+      // trial 0 is nearly right there too, so it cannot be held against the candidate on that trial.
+      if (cmp["variant"] == "sparse" && base_degenerate.count(key)) continue;
+      triv.push_back(ts);
+    }
+    auto nt = judge_non_trivial(where, dtype, st, triv, &degenerate);
+    // A candidate that IS a trivial output is named as such first.
+    reasons.insert(reasons.end(), nt.begin(), nt.end());
+    reasons.insert(reasons.end(), r.begin(), r.end());
+    double coverage = st.numel ? 1.0 - static_cast<double>(st.unwritten) / static_cast<double>(st.numel) : 1.0;
+    record["outputs"].push_back({{"name", o.value("name", "")},
+                                 {"dtype", dtype},
+                                 {"rel_l2", st.rel_l2},
+                                 {"max_abs", st.max_abs},
+                                 {"ref_rms", st.ref_rms},
+                                 {"violations", st.violations},
+                                 {"nan_inf_mismatch", st.nan_inf_mismatch},
+                                 {"unwritten", st.unwritten},
+                                 {"mismatched_exact", st.mismatched_exact},
+                                 {"coverage", coverage},
+                                 {"trivial", trivj}});
+  }
+  for (const auto& m : cmp["inputs_modified"]) {
+    reasons.push_back({"rejected.input_modified",
+                       "input '" + m.value("name", "") + "' was modified by the candidate (" +
+                           std::to_string(m.value("changed", int64_t{0})) + " of " +
+                           std::to_string(m.value("numel", int64_t{0})) + " elements, first at flat index " +
+                           std::to_string(m.value("first", int64_t{0})) + ") during " + label});
+  }
+  record["inputs_modified"] = cmp["inputs_modified"];
+  for (const auto& d : degenerate) {
+    if (std::find(v.flags.begin(), v.flags.end(), "degenerate_problem") == v.flags.end())
+      v.flags.push_back("degenerate_problem");
+    v.checks["degenerate"].push_back(d + " passes on its own");
+  }
+  if (record_out) *record_out = std::move(record);
+  else v.checks["trials"].push_back(record);
+  return reasons;
+}
+
+std::optional<std::vector<Reason>> Evaluator::Impl::one_trial(Verdict& v, Session& s, int trial, uint64_t seed,
+                                                              const std::string& variant, const std::string& label,
+                                                              bool hold) {
+  auto prep = ask({{"op", "prepare"}, {"seed", seed}, {"variant", variant}});
+  if (!prep.ok()) {
+    oracle_failed(v, prep.error());
+    return std::nullopt;
+  }
+  if ((*prep)["variant"] == "skipped") {
+    v.checks["trials"].push_back({{"trial", trial}, {"label", label}, {"skipped", "its inputs make the reference non-finite"}});
+    return std::vector<Reason>{};
+  }
+  trial_shapes = (*prep)["shapes"];
+  trial_bytes = prep->value("bytes", int64_t{0});
+  double ms = 0;
+  auto e = round(s, nlohmann::json::array({0}), nlohmann::json::array({trial_shapes}), &ms);
+  if (runner_failed(v, s, e, label)) return std::nullopt;
+  check_maps(v, s);
+  auto cmp = ask({{"op", "compare"}, {"tolerances", tolerances_json()}});
+  if (!cmp.ok()) {
+    oracle_failed(v, cmp.error());
+    return std::nullopt;
+  }
+  auto reasons = judge_comparison(v, *cmp, trial, label);
+  v.checks["trials"].back()["call_ms"] = ms;
+  if (!hold) v.reasons.insert(v.reasons.end(), reasons.begin(), reasons.end());
+  return reasons;
+}
+
+Verdict Evaluator::Impl::evaluate(const std::string& problem, const Compiled& compiled) {
+  double t0 = now_s();
+  base_degenerate.clear();
+  Verdict v;
+  v.problem = problem;
+  v.backend = to_string(opt.backend);
+  v.compile_s = compiled.compile_s;
+  v.compiler_output = compiled.compiler_output;
+  if (compiled.cache_hit) v.flags.push_back("compile_cache_hit");
+  if (!compiled.ok()) {
+    Verdict f = *compiled.failure;
+    f.problem = problem;
+    f.backend = v.backend;
+    f.compile_s = compiled.compile_s;
+    f.flags = v.flags;
+    f.correct = false;
+    clean_verdict(f);
+    return f;
+  }
+  v.verdict = "correct";
+  v.checks = {{"trials", nlohmann::json::array()},
+              {"precision", opt.precision},
+              {"tolerances", tolerances_json()},
+              {"reduced_precision_allowed", opt.allow_reduced_precision}};
+
+  auto harness = [&](const std::string& code, const std::string& detail) {
+    v.verdict = "harness_error";
+    v.reasons.push_back({code, detail});
+    v.eval_s = now_s() - t0;
+    v.correct = false;
+    clean_verdict(v);
+    return v;
+  };
+  auto phase = [&, last = t0](const std::string& name) mutable {
+    double t = now_s();
+    v.checks["phases_s"][name] = t - last;
+    last = t;
+  };
+  auto loaded = load(problem);
+  phase("load");
+  if (!loaded.ok())
+    return harness(loaded.error().code == "oracle.problem" ? "problem.invalid" : "harness.oracle",
+                   loaded.error().message);
+  v.checks["input_generator"] = (*loaded)["input_generator"];
+  varying_shapes = false;
+  for (const char* role : {"inputs", "outputs"})
+    for (const auto& spec : (*loaded)[role]) varying_shapes = varying_shapes || spec.contains("varying");
+
+  std::string tmpl = opt.work_root + "/kforge-eval-XXXXXX";
+  if (!mkdtemp(tmpl.data())) return harness("harness.work_root", "cannot create a private folder under " + opt.work_root);
+  std::string job_dir = tmpl;
+  struct Cleanup {
+    Impl* self;
+    std::string dir;
+    ~Cleanup() {
+      (void)self->ask({{"op", "release"}});
+      std::error_code ec;
+      fs::remove_all(dir, ec);
+    }
+  } cleanup{this, job_dir};
+
+  // Every seed this evaluation will prepare, so that buffers fit the largest trial of a problem whose
+  // shapes depend on the seed (the order of trials below).
+  nlohmann::json seeds = nlohmann::json::array();
+  for (int k = 0; k < opt.trials; ++k) seeds.push_back(opt.seed + static_cast<uint64_t>(k));
+  seeds.push_back(opt.seed + 1000 + static_cast<uint64_t>(opt.trials));
+  seeds.push_back(opt.seed + 500);  // the precision trial
+  std::optional<Plan> timing_plan;
+  if (opt.time_candidate) {
+    auto pl = plan();
+    if (!pl.ok()) return harness(pl.error().code == "oracle.problem" ? "problem.invalid" : "harness.oracle", pl.error().message);
+    timing_plan = *pl;
+    v.checks["timing"]["calls_per_round"] = pl->slots;
+  }
+  auto setup = ask({{"op", "setup"}, {"dir", job_dir}, {"seeds", seeds}, {"slots", timing_plan ? timing_plan->slots : 1}});
+  if (!setup.ok()) return harness("harness.oracle", setup.error().message);
+  // The runner sees only its job folder (and the toolchain's libraries): it gets its own copy of the
+  // candidate library rather than a view into the compile cache.
+  std::string library = job_dir + "/candidate.so";
+  {
+    std::error_code ec;
+    fs::copy_file(compiled.library_path, library, fs::copy_options::overwrite_existing, ec);
+    if (ec)
+      return harness("harness.job", "cannot copy the candidate library " + compiled.library_path + " into " +
+                                        job_dir + ": " + ec.message());
+  }
+  nlohmann::json job{{"backend", to_string(opt.backend)}, {"library", library}, {"device", 0},
+                     {"buffers", (*setup)["buffers"]}};
+  if (auto st = write_file_atomic(job_dir + "/job.json", job.dump()); !st.ok())
+    return harness("harness.job", st.error().message);
+
+  // An allowlist: nothing of kforge's own environment (API keys, tokens) reaches candidate code.
+  std::map<std::string, std::string> env{{"PATH", "/usr/local/bin:/usr/bin:/bin"}, {"HOME", job_dir}, {"LANG", "C"}};
+  RunnerSandbox confinement;
+  if (opt.backend == Backend::cuda) {
+    confinement.cuda = true;
+    confinement.cuda_isolation = *parse_cuda_isolation(opt.cuda_runner_isolation);
+    confinement.readonly_paths.push_back(opt.cuda_home);
+    std::string ld = opt.cuda_home + "/lib64";
+    // The operator's library path (where the GPU machine keeps its CUDA libraries) is trusted input.
+    if (const char* p = std::getenv("LD_LIBRARY_PATH"); p && *p) ld = std::string(p) + ":" + ld;
+    env["LD_LIBRARY_PATH"] = ld;
+    env["CUDA_HOME"] = opt.cuda_home;
+    if (!opt.cuda_visible_devices.empty()) env["CUDA_VISIBLE_DEVICES"] = opt.cuda_visible_devices;
+    else if (const char* d = std::getenv("CUDA_VISIBLE_DEVICES"); d) env["CUDA_VISIBLE_DEVICES"] = d;
+  }
+  Session s;
+  if (timing_plan) {
+    s.call_limit_s = std::max(kCallLimitFloorS, kCallLimitFactor * timing_plan->call_ms / 1e3);
+    s.call_limit_text = "the per-call limit of " + std::to_string(s.call_limit_s) + " s (" +
+                        std::to_string(static_cast<int>(kCallLimitFactor)) + "x the reference's " +
+                        std::to_string(timing_plan->call_ms) + " ms, at least " +
+                        std::to_string(static_cast<int>(kCallLimitFloorS)) + " s)";
+  } else {
+    s.call_limit_text = "the per-call limit of " + std::to_string(s.call_limit_s) + " s";
+  }
+  v.checks["call_limit_s"] = s.call_limit_s;
+  if (!fs::exists(opt.runner_path))
+    return harness("harness.runner_missing", "kforge-runner not found at " + opt.runner_path);
+  if (auto st = s.runner.start(opt.runner_path, job_dir, env, now_s() + opt.runner_timeout_s, confinement); !st.ok())
+    return harness("harness.runner", st.error().message);
+  // Two lines at start-up: "loading" (before the candidate is loaded: a failure before it is the
+  // harness's) and "ready" (after: from here on the runner may speak for the candidate).
+  auto loading = s.runner.exchange(nullptr, now_s() + kStartupLimitS);
+  bool up = !runner_failed(v, s, loading, "start-up");
+  if (up) {
+    s.loaded = true;
+    const std::string call_limit_text = s.call_limit_text;
+    s.call_limit_text = "the start-up limit of " + std::to_string(static_cast<int>(kStartupLimitS)) + " s";
+    auto ready = s.runner.exchange(nullptr, now_s() + kStartupLimitS);
+    up = !runner_failed(v, s, ready, "loading the candidate");
+    s.call_limit_text = call_limit_text;
+    if (up && !s.runner.freeze()) s.freeze_failed = true;
+  }
+  phase("setup");
+  int64_t timed_trial_bytes = 0;
+  if (up) {
+    bool ok = true;
+    for (int k = 0; k < opt.trials && ok; ++k) {
+      auto r = one_trial(v, s, k, opt.seed + static_cast<uint64_t>(k), kVariants[k % 5], "trial " + std::to_string(k));
+      ok = r && r->empty();
+    }
+    // fp32 problems are judged at fp32: zero-mean full-mantissa inputs expose TF32/fp16/bf16 operand rounding.
+    if (ok && opt.precision == "fp32") {
+      auto r = one_trial(v, s, opt.trials, opt.seed + 500, "precision", "precision trial (zero-mean inputs, wide range)", true);
+      ok = r.has_value();
+      if (r && !r->empty()) {
+        if (opt.allow_reduced_precision) {
+          v.flags.push_back("reduced_precision");
+        } else {
+          v.reasons.push_back({"incorrect.reduced_precision",
+                               "the candidate passes the regular trials but misses fp32's tolerance on zero-mean "
+                               "full-mantissa inputs (" + r->front().detail + "): reduced-precision arithmetic "
+                               "(TF32, fp16 or bf16 operands) on an fp32 problem; allowed only with "
+                               "--allow-reduced-precision"});
+          v.reasons.insert(v.reasons.end(), r->begin(), r->end());
+          ok = false;
+        }
+      }
+    }
+    phase("trials");
+    if (ok && timing_plan) {
+      timed_trial_bytes = trial_bytes;
+      ok = timed_rounds(v, s, *timing_plan);
+      phase("timing");
+      if (ok && v.reasons.empty()) {
+        // Outputs re-validated after timing, with fresh inputs in the same buffers.
+        int k = opt.trials + 1;
+        auto r = one_trial(v, s, k, opt.seed + 1000 + static_cast<uint64_t>(k - 1),
+                           opt.trials < 4 ? "scaled_small" : kVariants[k % 5], "re-validation after timing");
+        ok = r && r->empty();
+        // Trial 0's inputs again with only a few elements changed: a cache keyed on a sample of the
+        // inputs' contents replays a stale answer here.
+        if (ok) one_trial(v, s, k + 1, opt.seed, "sparse", "sparse re-validation (trial 0's inputs, a few elements changed)");
+        phase("revalidation");
+      }
+    }
+    check_maps(v, s);
+  }
+  s.runner.finish();
+  v.checks["runner_frozen_between_rounds"] = !s.freeze_failed;
+  v.checks["runner_tree_empty"] = s.runner.tree_empty();
+  if (!s.runner.tree_empty()) v.flags.push_back("runner_survivors_killed");
+
+  finalize(v);
+  if (v.correct && timing_plan && v.time_ms) {
+    const int64_t bytes = timed_trial_bytes;
+    v.checks["bytes_moved"] = bytes;
+    if (opt.measure_baseline) {
+      auto base = baseline(*timing_plan);
+      phase("baseline");
+      if (base.ok()) {
+        v.checks["timing"]["baseline"] = *base;
+        v.ref_time_ms = base->value("median_ms", 0.0);
+        if (*v.time_ms > 0) v.speedup = *v.ref_time_ms / *v.time_ms;
+        if (v.speedup && *v.speedup > opt.suspicious_speedup) v.flags.push_back("suspicious_speedup");
+      } else {
+        v.checks["timing"]["baseline_error"] = base.error().message;
+      }
+    }
+    if (opt.backend == Backend::cuda) {
+      if (!bandwidth) {
+        auto bw = ask({{"op", "bandwidth"}});
+        if (bw.ok() && (*bw)["gbps"].is_number()) bandwidth = (*bw)["gbps"].get<double>();
+      }
+      if (bandwidth) {
+        double floor_ms = 0;
+        auto r = judge_bandwidth_floor(*v.time_ms, bytes, *bandwidth, &floor_ms);
+        v.checks["timing"]["copy_bandwidth_gbps"] = *bandwidth;
+        v.checks["timing"]["floor_ms"] = floor_ms;
+        if (r) {
+          v.reasons.push_back(*r);
+          v.verdict = "rejected";
+          v.correct = false;
+        }
+      }
+    }
+  }
+  clean_verdict(v);
+  v.eval_s = now_s() - t0;
+  return v;
+}
+
+}  // namespace kf::eval

@@ -1,0 +1,146 @@
+#pragma once
+// The evaluator's state (Evaluator::Impl) and the limits every part of an evaluation shares. Internal to
+// evaluator/: evaluator.cpp (setup and the public calls), evaluation.cpp (one candidate's evaluation and
+// its judging), timed_rounds.cpp (the timing plan and rounds).
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "evaluator/compile.h"
+#include "evaluator/evaluator.h"
+#include "evaluator/oracle_client.h"
+#include "evaluator/runner_session.h"
+#include "evaluator/timing_policy.h"
+
+namespace kf::eval {
+
+inline const char* const kVariants[] = {"own", "signed_outliers", "scaled_large", "scaled_small", "outliers"};
+// Runaway limits: a call may take this many times the baseline's time per call, and never less than the
+// floor (first calls include lazy initialisation: module loading, handles, workspaces).
+inline constexpr double kCallLimitFactor = 100;
+inline constexpr double kCallLimitFloorS = 10;
+inline constexpr double kStartupLimitS = 60;  // loading the candidate, CUDA context, buffer mapping
+inline constexpr int kMaxSlots = 128;
+inline constexpr size_t kCheckedSlotsPerRound = 2;
+
+// Text from the candidate's side made safe for terminals, the corpus and models (docs/evaluator.md).
+void clean_verdict(Verdict& v);
+OutputStats stats_from(const nlohmann::json& j);
+// The dtype tolerances, as recorded in a verdict's checks.
+nlohmann::json tolerances_json();
+// The local GPU's architecture for nvcc ("sm_90a"), from nvidia-smi; "" when there is none.
+std::string detect_gpu_arch();
+
+struct Evaluator::Impl {
+  EvaluatorOptions opt;
+  std::string oracle_log;
+  std::unique_ptr<OracleClient> oracle;
+  std::unique_ptr<Compiler> compiler;
+  std::mutex compiler_mutex;
+  std::mutex eval_mutex;
+  std::optional<double> bandwidth;
+  std::string compiler_setup_error;
+  // "output:trivial" pairs that pass on their own on trial 0 of the evaluation in progress.
+  std::set<std::string> base_degenerate;
+  // The last prepared trial's tensor shapes (sent with every runner command: they may change between
+  // trials) and the bytes its inputs and outputs occupy (the bandwidth floor of the timing that follows).
+  nlohmann::json trial_shapes;
+  int64_t trial_bytes = 0;
+  bool varying_shapes = false;  // the loaded problem's shapes depend on the seed (trial records show them)
+  // Per problem (absolute path + precision): how timing rounds are sized, and the baseline's timing.
+  struct Plan {
+    double call_ms = 0;  // one reference call, as the oracle measured it
+    int slots = 1;       // calls (and buffer slots) per timing round
+    int64_t slot_bytes = 0;
+  };
+  std::map<std::string, Plan> plans;
+  std::map<std::string, nlohmann::json> baselines;
+  std::string problem_key;
+  std::mt19937_64 rng{std::random_device{}()};  // the trusted side's choices; never sent to the runner
+
+  ~Impl() {
+    if (oracle) oracle->stop();
+    std::error_code ec;
+    if (!oracle_log.empty()) std::filesystem::remove_all(std::filesystem::path(oracle_log).parent_path(), ec);
+  }
+
+  Compiler* get_compiler() {
+    std::lock_guard lock(compiler_mutex);
+    if (compiler) return compiler.get();
+    CompilerConfig cc;
+    cc.backend = opt.backend;
+    cc.cuda_home = opt.cuda_home;
+    cc.cache_dir = opt.cache_dir;
+    cc.header_dir = std::filesystem::path(kforge_header_path()).parent_path().string();
+    cc.timeout_s = opt.compile_timeout_s;
+    cc.allow_vendor_libs = opt.allow_vendor_libs;
+    if (opt.backend == Backend::cuda) {
+      if (opt.gpu_arch.empty()) opt.gpu_arch = detect_gpu_arch();
+      if (opt.gpu_arch.empty()) {
+        compiler_setup_error = "cannot detect the GPU architecture (nvidia-smi found no GPU); pass --gpu-arch, e.g. sm_90a";
+        return nullptr;
+      }
+      cc.gpu_arch = opt.gpu_arch;
+    }
+    compiler = std::make_unique<Compiler>(cc);
+    return compiler.get();
+  }
+
+  Result<nlohmann::json> ask(const nlohmann::json& req) { return oracle->request(req, opt.oracle_timeout_s); }
+  Result<std::vector<TrivialReport>> trivial_reports(const nlohmann::json& request);
+  TimingPolicyOptions policy_options() const {
+    return {opt.warmup_rounds, opt.min_rounds, opt.max_rounds, opt.timing_budget_ms, opt.max_noise};
+  }
+  Result<Plan> plan();
+  Result<nlohmann::json> baseline(const Plan& plan);
+
+  Result<nlohmann::json> load(const std::string& problem) {
+    // The file's modification time too: a problem edited under the same path is planned and timed afresh.
+    std::error_code ec;
+    auto mtime = std::filesystem::last_write_time(problem, ec).time_since_epoch().count();
+    problem_key = std::filesystem::absolute(problem).string() + "|" + opt.precision + "|" + std::to_string(mtime);
+    return ask({{"op", "load"}, {"path", std::filesystem::absolute(problem).string()}, {"precision", opt.precision},
+                {"backend", to_string(opt.backend)}});
+  }
+
+  Verdict evaluate(const std::string& problem, const Compiled& compiled);
+
+  // One evaluation's runner and what the judge needs to know about it.
+  struct Session {
+    RunnerSession runner;
+    bool loaded = false;        // the candidate library is being or has been loaded
+    double call_limit_s = kCallLimitFloorS;
+    std::string call_limit_text;
+    std::set<std::string> vendors_seen;
+    bool freeze_failed = false;  // the runner could not be stopped between rounds at least once
+  };
+  // Runs one round (thaw, clock, command, answer, clock, freeze). Fills *ms with the trusted wall time.
+  RunnerEnd round(Session& s, const nlohmann::json& order, const nlohmann::json& shapes, double* ms);
+  bool runner_failed(Verdict& v, Session& s, const RunnerEnd& e, const std::string& during);
+  // Vendor libraries in the (frozen) runner's memory maps; adds rejected.vendor_library once.
+  void check_maps(Verdict& v, Session& s);
+  bool oracle_failed(Verdict& v, const Error& e);
+  // One correctness trial on slot 0: prepare, one call, compare, judge. Returns its reasons (already
+  // added to the verdict unless `hold`), or nullopt when the evaluation cannot go on.
+  std::optional<std::vector<Reason>> one_trial(Verdict& v, Session& s, int trial, uint64_t seed,
+                                               const std::string& variant, const std::string& label,
+                                               bool hold = false);
+  // Judges one comparison from the oracle; its record goes to checks.trials, or to *record_out when given
+  // (timed rounds' checks are recorded only when they fail).
+  std::vector<Reason> judge_comparison(Verdict& v, const nlohmann::json& cmp, int trial, const std::string& label,
+                                       nlohmann::json* record_out = nullptr);
+  // The timing rounds; false when the evaluation cannot go on.
+  bool timed_rounds(Verdict& v, Session& s, const Plan& plan);
+};
+
+
+}  // namespace kf::eval
