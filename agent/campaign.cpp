@@ -67,9 +67,9 @@ class SigintGuard {
 };
 
 struct ConfigEntry {
-  ModelConfig config;
+  providers::ModelConfig config;
   std::string file_hash;
-  std::shared_ptr<Provider> provider;
+  std::shared_ptr<providers::Provider> provider;
   PromptTemplates templates;
   UnitSettings settings;
   int samples = 1;
@@ -100,7 +100,7 @@ Result<std::vector<ConfigEntry>> load_configs(const CampaignOptions& o, std::str
   std::vector<ConfigEntry> configs;
   fingerprint.clear();
   for (const auto& path : o.config_paths) {
-    auto cfg = load_model_config(path);
+    auto cfg = providers::load_model_config(path);
     if (!cfg) return make_error("campaign.config", cfg.error().message);
     for (const auto& c : configs)
       if (c.config.name == cfg->name)
@@ -227,7 +227,7 @@ CampaignSummary run_campaign(const CampaignOptions& o) {
   if (auto st = record_environment(out, env_json); !st) return fail(Outcome::harness_error, st.error().message);
 
   for (auto& c : configs) {
-    auto p = make_provider(c.config);
+    auto p = providers::make_provider(c.config);
     if (!p) return fail(Outcome::bad_input, c.config.name + ": " + p.error().message);
     c.provider = *p;
   }

@@ -2,9 +2,9 @@
 
 namespace kf::agent {
 
-std::vector<ChatMessage> build_messages(const std::string& system, const std::string& first_turn,
+std::vector<providers::ChatMessage> build_messages(const std::string& system, const std::string& first_turn,
                                         const std::vector<Attempt>& attempts, int keep_last) {
-  std::vector<ChatMessage> messages;
+  std::vector<providers::ChatMessage> messages;
   if (!system.empty()) messages.push_back({"system", system});
   messages.push_back({"user", first_turn});
   size_t from = 0;

@@ -15,7 +15,7 @@ namespace kf::agent {
 namespace fs = std::filesystem;
 namespace {
 
-nlohmann::json usage_json(const Usage& u) {
+nlohmann::json usage_json(const providers::Usage& u) {
   return {{"input_tokens", u.input_tokens},
           {"cached_input_tokens", u.cached_input_tokens},
           {"output_tokens", u.output_tokens},
@@ -23,7 +23,7 @@ nlohmann::json usage_json(const Usage& u) {
           {"reasoning_tokens_source", to_string(u.reasoning_source)}};
 }
 
-corpus::TokenUsage usage_of(const Usage& u) {
+corpus::TokenUsage usage_of(const providers::Usage& u) {
   return {u.input_tokens, u.cached_input_tokens, u.output_tokens, u.reasoning_tokens, to_string(u.reasoning_source)};
 }
 
@@ -138,18 +138,18 @@ Result<UnitOutcome> run_unit(const UnitJob& job) {
     const std::string started_at = corpus::utc_now_iso();
     auto result = job.provider->complete(messages);
 
-    if (auto* err = std::get_if<ProviderError>(&result)) {
+    if (auto* err = std::get_if<providers::ProviderError>(&result)) {
       auto r = base_record(job, corpus::Kind::provider_failure, turn);
       r.error = corpus::ProviderErrorInfo{to_string(err->kind), to_string(err->cause), err->message,
                                           err->advice,          err->http_status,      err->attempts};
       r.usage = usage_of(err->usage);
-      r.cost_usd = cost_usd(err->usage, job.provider->config().prices);
+      r.cost_usd = providers::cost_usd(err->usage, job.provider->config().prices);
       r.started_at = started_at;
       r.environment = job.run->environment;
       if (auto s = append(job, std::move(r)); !s) return s.error();
       return UnitOutcome::provider_failed;
     }
-    const Reply& reply = std::get<Reply>(result);
+    const providers::Reply& reply = std::get<providers::Reply>(result);
     const std::string stem = turn_stem(job, turn);
     nlohmann::json reply_doc = {{"answer", reply.answer},       {"reasoning", reply.reasoning},
                                 {"finish_reason", reply.finish_reason}, {"model", reply.model},

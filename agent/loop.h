@@ -69,7 +69,7 @@ std::string to_string(UnitOutcome outcome);
 struct UnitJob {
   UnitKey key;
   const ProblemInfo* problem = nullptr;
-  Provider* provider = nullptr;
+  providers::Provider* provider = nullptr;
   KernelJudge* judge = nullptr;
   const PromptTemplates* templates = nullptr;
   corpus::Writer* corpus = nullptr;

@@ -73,9 +73,9 @@ int main(int argc, char** argv) {
     base_url = "http://127.0.0.1:" + std::to_string(server->port()) + "/v1";
   }
 
-  kf::ModelConfig config;
+  kf::providers::ModelConfig config;
   config.name = "bench";
-  config.provider = kf::ProviderKind::openai_chat;
+  config.provider = kf::providers::ProviderKind::openai_chat;
   config.base_url = base_url;
   config.model = "bench-model";
   config.generation.stream = true;
@@ -84,7 +84,7 @@ int main(int argc, char** argv) {
   config.retry.max_attempts = 1;
   config.timeouts = {10, 60, 120};
   config.prices = {1.0, 4.0, 4.0, 0.25};
-  auto provider = kf::make_provider(config);
+  auto provider = kf::providers::make_provider(config);
   if (!provider) {
     std::cerr << provider.error().message << "\n";
     return 3;
@@ -95,7 +95,7 @@ int main(int argc, char** argv) {
   std::mutex mu;
   std::vector<double> latencies;
   std::vector<std::string> first_errors;
-  const std::vector<kf::ChatMessage> messages = {{"system", "You write CUDA kernels."}, {"user", "Write a ReLU kernel."}};
+  const std::vector<kf::providers::ChatMessage> messages = {{"system", "You write CUDA kernels."}, {"user", "Write a ReLU kernel."}};
   auto t0 = std::chrono::steady_clock::now();
   std::vector<std::thread> workers;
   for (int w = 0; w < args.concurrency; ++w) {
@@ -105,11 +105,11 @@ int main(int argc, char** argv) {
         auto s = std::chrono::steady_clock::now();
         auto result = (*provider)->complete(messages);
         mine.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - s).count());
-        if (std::holds_alternative<kf::Reply>(result)) {
+        if (std::holds_alternative<kf::providers::Reply>(result)) {
           ++ok;
         } else {
           std::lock_guard lock(mu);
-          if (first_errors.size() < 3) first_errors.push_back(std::get<kf::ProviderError>(result).message);
+          if (first_errors.size() < 3) first_errors.push_back(std::get<kf::providers::ProviderError>(result).message);
         }
       }
       std::lock_guard lock(mu);

@@ -2,7 +2,7 @@
 #include "providers/api_adapter.h"
 #include "providers/api_common.h"
 
-namespace kf {
+namespace kf::providers {
 namespace {
 using api::json;
 
@@ -193,4 +193,4 @@ std::unique_ptr<ApiAdapter> make_anthropic_adapter(const ModelConfig& config) {
   return std::make_unique<AnthropicAdapter>(config);
 }
 
-}  // namespace kf
+}  // namespace kf::providers

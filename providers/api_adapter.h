@@ -13,7 +13,7 @@
 #include "providers/provider.h"
 #include "providers/sse_parser.h"
 
-namespace kf {
+namespace kf::providers {
 
 // One failed HTTP attempt. `detail` is what happened (already key-free); the provider loop turns
 // it into a ProviderError whose message also says what to do.
@@ -59,4 +59,4 @@ std::unique_ptr<ApiAdapter> make_openai_responses_adapter(const ModelConfig& con
 std::unique_ptr<ApiAdapter> make_anthropic_adapter(const ModelConfig& config);
 std::unique_ptr<ApiAdapter> make_gemini_adapter(const ModelConfig& config);
 
-}  // namespace kf
+}  // namespace kf::providers

@@ -7,7 +7,7 @@
 
 #include "core/secrets.h"
 
-namespace kf::api {
+namespace kf::providers::api {
 
 const json& member(const json& j, std::string_view key) {
   static const json null_json;
@@ -192,4 +192,4 @@ AttemptResult finalize(Reply reply) {
   return reply;
 }
 
-}  // namespace kf::api
+}  // namespace kf::providers::api

@@ -9,7 +9,7 @@
 #include "providers/api_adapter.h"
 #include "providers/error_classifier.h"
 
-namespace kf::api {
+namespace kf::providers::api {
 
 using nlohmann::json;
 
@@ -60,4 +60,4 @@ AttemptError truncated(std::string detail);
 // without answer text is a retryable server error.
 AttemptResult finalize(Reply reply);
 
-}  // namespace kf::api
+}  // namespace kf::providers::api

@@ -23,7 +23,7 @@ struct AskArgs {
 // Every string is redacted on its way in, and the dump once more: a key can never reach stdout.
 std::string redacted_dump(const nlohmann::json& j) { return secrets::redact(j.dump(2)) + "\n"; }
 
-nlohmann::json usage_json(const Usage& u) {
+nlohmann::json usage_json(const providers::Usage& u) {
   return {{"input_tokens", u.input_tokens},
           {"cached_input_tokens", u.cached_input_tokens},
           {"output_tokens", u.output_tokens},
@@ -37,14 +37,14 @@ int json_setup_failure(const std::string& message) {
   return kExitUsage;
 }
 
-nlohmann::json ask_json(const ModelConfig& config, const ProviderResult<Reply>& result) {
+nlohmann::json ask_json(const providers::ModelConfig& config, const providers::ProviderResult<providers::Reply>& result) {
   nlohmann::json out = {{"config", config.name}, {"provider", to_string(config.provider)}, {"base_url", config.base_url}};
-  if (const auto* error = std::get_if<ProviderError>(&result)) {
+  if (const auto* error = std::get_if<providers::ProviderError>(&result)) {
     out["ok"] = false;
     out["model"] = config.model;
     out["attempts"] = error->attempts;
     out["usage"] = usage_json(error->usage);
-    out["cost_usd"] = cost_usd(error->usage, config.prices);
+    out["cost_usd"] = providers::cost_usd(error->usage, config.prices);
     out["error"] = {{"class", to_string(error->kind)},
                     {"cause", to_string(error->cause)},
                     {"http_status", error->http_status},
@@ -52,7 +52,7 @@ nlohmann::json ask_json(const ModelConfig& config, const ProviderResult<Reply>& 
                     {"advice", secrets::redact(error->advice)}};
     return out;
   }
-  const Reply& reply = std::get<Reply>(result);
+  const providers::Reply& reply = std::get<providers::Reply>(result);
   out["ok"] = true;
   out["model"] = reply.model;
   out["answer"] = secrets::redact(reply.answer);
@@ -72,7 +72,7 @@ std::string money(double usd) {
 }
 
 int run_ask(const AskArgs& args) {
-  auto config = load_model_config(args.config_path);
+  auto config = providers::load_model_config(args.config_path);
   if (!config) {
     if (args.json) return json_setup_failure(config.error().message);
     std::cerr << "kforge ask: " << config.error().message << "\n";
@@ -80,31 +80,31 @@ int run_ask(const AskArgs& args) {
   }
   if (!args.base_url.empty()) config->base_url = args.base_url;
   if (args.no_stream) config->generation.stream = false;
-  auto provider = make_provider(*config);
+  auto provider = providers::make_provider(*config);
   if (!provider) {
     if (args.json) return json_setup_failure(provider.error().message);
     std::cerr << "kforge ask: " << secrets::redact(provider.error().message) << "\n";
     return kExitUsage;
   }
-  std::vector<ChatMessage> messages;
+  std::vector<providers::ChatMessage> messages;
   if (!args.system_prompt.empty()) messages.push_back({"system", args.system_prompt});
   messages.push_back({"user", args.prompt});
   auto result = (*provider)->complete(messages);
   if (args.json) {
     std::cout << redacted_dump(ask_json(*config, result)) << std::flush;
-    return std::holds_alternative<Reply>(result) ? kExitOk : kExitFailure;
+    return std::holds_alternative<providers::Reply>(result) ? kExitOk : kExitFailure;
   }
-  if (const auto* error = std::get_if<ProviderError>(&result)) {
+  if (const auto* error = std::get_if<providers::ProviderError>(&result)) {
     std::cerr << "kforge ask: provider error (" << to_string(error->kind);
     if (error->http_status) std::cerr << ", HTTP " << error->http_status;
     std::cerr << ", " << error->attempts << " attempt" << (error->attempts == 1 ? "" : "s") << "): "
               << secrets::redact(error->message) << "\n";
     return kExitFailure;
   }
-  const Reply& reply = std::get<Reply>(result);
+  const providers::Reply& reply = std::get<providers::Reply>(result);
   std::cout << secrets::redact(reply.answer);
   if (reply.answer.empty() || reply.answer.back() != '\n') std::cout << "\n";
-  const Usage& u = reply.usage;
+  const providers::Usage& u = reply.usage;
   std::ostringstream summary;
   summary << "---\n"
           << "model: " << reply.model << " (" << to_string(config->provider) << ", " << config->base_url << ")"
@@ -121,13 +121,13 @@ int run_ask(const AskArgs& args) {
 int run_configs_validate(const std::vector<std::string>& files) {
   bool all_valid = true;
   for (const auto& file : files) {
-    auto problems = validate_model_config_file(file);
+    auto problems = providers::validate_model_config_file(file);
     for (const auto& p : problems) {
       std::cout << p.file << ": " << (p.field.empty() ? "(file)" : p.field) << ": " << p.reason << "\n";
     }
     if (auto text = read_file(file)) {
       try {
-        for (const auto& w : model_config_warnings(nlohmann::json::parse(*text), file)) {
+        for (const auto& w : providers::model_config_warnings(nlohmann::json::parse(*text), file)) {
           std::cout << w.file << ": " << w.field << ": warning: " << w.reason << "\n";
         }
       } catch (const nlohmann::json::parse_error&) {

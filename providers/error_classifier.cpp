@@ -7,7 +7,7 @@
 
 #include "providers/api_common.h"
 
-namespace kf {
+namespace kf::providers {
 namespace {
 
 using nlohmann::json;
@@ -320,4 +320,4 @@ ErrorClass classify_http_error(ApiFamily family, int http_status, const HeaderMa
   return c;
 }
 
-}  // namespace kf
+}  // namespace kf::providers

@@ -11,7 +11,7 @@
 #include "providers/provider.h"
 #include "providers/retry.h"
 
-namespace kf {
+namespace kf::providers {
 
 // Error bodies differ by family, not by endpoint: Chat Completions, Responses and the compatible
 // servers all send OpenAI's error object.
@@ -43,4 +43,4 @@ std::optional<double> parse_duration_seconds(std::string_view text);
 // The wait in an OpenAI rate-limit message: "... Please try again in 7m12s." / "in 1ms" / "in 20.5s".
 std::optional<double> parse_try_again_in(std::string_view message);
 
-}  // namespace kf
+}  // namespace kf::providers

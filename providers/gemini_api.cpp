@@ -3,7 +3,7 @@
 #include "providers/api_adapter.h"
 #include "providers/api_common.h"
 
-namespace kf {
+namespace kf::providers {
 namespace {
 using api::json;
 
@@ -141,4 +141,4 @@ std::unique_ptr<ApiAdapter> make_gemini_adapter(const ModelConfig& config) {
   return std::make_unique<GeminiAdapter>(config);
 }
 
-}  // namespace kf
+}  // namespace kf::providers

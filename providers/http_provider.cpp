@@ -11,7 +11,7 @@
 #include "providers/raw_exchange_log.h"
 #include "providers/retry.h"
 
-namespace kf {
+namespace kf::providers {
 namespace {
 
 double epoch_seconds() {
@@ -260,4 +260,4 @@ ProviderError HttpProvider::to_provider_error(const AttemptError& error, int att
   return out;
 }
 
-}  // namespace kf
+}  // namespace kf::providers

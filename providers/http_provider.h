@@ -9,7 +9,7 @@
 #include "providers/provider.h"
 #include "providers/rate_limiter.h"
 
-namespace kf {
+namespace kf::providers {
 
 class HttpProvider final : public Provider {
  public:
@@ -32,4 +32,4 @@ class HttpProvider final : public Provider {
   std::mt19937_64 rng_;
 };
 
-}  // namespace kf
+}  // namespace kf::providers

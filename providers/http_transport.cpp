@@ -8,7 +8,7 @@
 
 #include <curl/curl.h>
 
-namespace kf {
+namespace kf::providers {
 namespace {
 
 double now_s() {
@@ -172,4 +172,4 @@ HttpExchange http_post(const HttpRequest& request, const BodySink& sink) {
   return exchange;
 }
 
-}  // namespace kf
+}  // namespace kf::providers

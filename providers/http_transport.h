@@ -11,7 +11,7 @@
 #include "providers/model_config.h"
 #include "providers/retry.h"
 
-namespace kf {
+namespace kf::providers {
 
 struct HttpRequest {
   std::string url;
@@ -51,4 +51,4 @@ using BodySink = std::function<bool(int status, std::string_view chunk)>;
 
 HttpExchange http_post(const HttpRequest& request, const BodySink& on_body);
 
-}  // namespace kf
+}  // namespace kf::providers

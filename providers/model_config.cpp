@@ -11,7 +11,7 @@
 #include "core/files.h"
 #include "core/log.h"
 
-namespace kf {
+namespace kf::providers {
 
 std::string to_string(ProviderKind kind) {
   switch (kind) {
@@ -474,4 +474,4 @@ Result<ModelConfig> load_model_config(const std::string& path) {
   return c;
 }
 
-}  // namespace kf
+}  // namespace kf::providers

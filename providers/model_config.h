@@ -10,7 +10,7 @@
 
 #include "core/result.h"
 
-namespace kf {
+namespace kf::providers {
 
 enum class ProviderKind { openai_chat, openai_responses, anthropic, gemini, openai_compatible };
 
@@ -108,4 +108,4 @@ std::vector<ConfigProblem> model_config_warnings(const nlohmann::json& doc, cons
 // "${KFORGE_MOCK_URL:-http://127.0.0.1:8089}/v1"); fails when NAME is unset and has no default.
 Result<std::string> expand_env_references(const std::string& text);
 
-}  // namespace kf
+}  // namespace kf::providers

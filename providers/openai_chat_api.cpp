@@ -4,7 +4,7 @@
 #include "providers/openai_common.h"
 #include "providers/think_splitter.h"
 
-namespace kf {
+namespace kf::providers {
 namespace {
 using api::json;
 
@@ -195,4 +195,4 @@ std::unique_ptr<ApiAdapter> make_openai_chat_adapter(const ModelConfig& config, 
   return std::make_unique<ChatAdapter>(config, compatible);
 }
 
-}  // namespace kf
+}  // namespace kf::providers

@@ -1,6 +1,6 @@
 #include "providers/openai_common.h"
 
-namespace kf::api::openai {
+namespace kf::providers::api::openai {
 
 Usage usage_from(const json& u, const Reply& reply, const UsageNames& names) {
   Usage usage;
@@ -27,4 +27,4 @@ HttpRequest Adapter::post(const std::string& path, const json& body, bool stream
   return json_post(config_.base_url + path, {}, body, stream);
 }
 
-}  // namespace kf::api::openai
+}  // namespace kf::providers::api::openai

@@ -7,7 +7,7 @@
 #include "providers/api_adapter.h"
 #include "providers/api_common.h"
 
-namespace kf::api::openai {
+namespace kf::providers::api::openai {
 
 // The names one API gives the fields of its usage object.
 struct UsageNames {
@@ -39,4 +39,4 @@ class Adapter : public ApiAdapter {
   const ModelConfig& config_;
 };
 
-}  // namespace kf::api::openai
+}  // namespace kf::providers::api::openai

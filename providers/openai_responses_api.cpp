@@ -2,7 +2,7 @@
 // (reasoning_summary_text) or, on some servers, as raw reasoning_text.
 #include "providers/openai_common.h"
 
-namespace kf {
+namespace kf::providers {
 namespace {
 using api::json;
 
@@ -173,4 +173,4 @@ std::unique_ptr<ApiAdapter> make_openai_responses_adapter(const ModelConfig& con
   return std::make_unique<ResponsesAdapter>(config);
 }
 
-}  // namespace kf
+}  // namespace kf::providers

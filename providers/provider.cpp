@@ -6,7 +6,7 @@
 #include "core/secrets.h"
 #include "providers/http_provider.h"
 
-namespace kf {
+namespace kf::providers {
 
 double cost_usd(const Usage& usage, const Prices& prices) {
   const double cached = static_cast<double>(std::clamp<int64_t>(usage.cached_input_tokens, 0, usage.input_tokens));
@@ -78,4 +78,4 @@ Result<std::shared_ptr<Provider>> make_provider(const ModelConfig& config) {
   return std::shared_ptr<Provider>(std::make_shared<HttpProvider>(config, std::move(key)));
 }
 
-}  // namespace kf
+}  // namespace kf::providers

@@ -9,7 +9,7 @@
 #include "core/result.h"
 #include "providers/model_config.h"
 
-namespace kf {
+namespace kf::providers {
 
 struct ChatMessage {
   std::string role;     // "system" | "user" | "assistant"
@@ -99,4 +99,4 @@ class Provider {
 // kf::secrets so that it can never be printed). Fails when the key variable is named but unset.
 Result<std::shared_ptr<Provider>> make_provider(const ModelConfig& config);
 
-}  // namespace kf
+}  // namespace kf::providers

@@ -4,7 +4,7 @@
 #include <chrono>
 #include <thread>
 
-namespace kf {
+namespace kf::providers {
 
 MonotonicClock steady_clock_seconds() {
   return [] {
@@ -87,4 +87,4 @@ RateLimiter::Slot RateLimiter::acquire_call(double estimated_tokens) {
 
 void RateLimiter::acquire_attempt() { sleep_for_seconds(requests_.reserve(1)); }
 
-}  // namespace kf
+}  // namespace kf::providers

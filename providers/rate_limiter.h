@@ -9,7 +9,7 @@
 
 #include "providers/model_config.h"
 
-namespace kf {
+namespace kf::providers {
 
 // Seconds on a monotonic clock; injectable for tests.
 using MonotonicClock = std::function<double()>;
@@ -87,4 +87,4 @@ class RateLimiter {
   ConcurrencyLimit concurrency_;
 };
 
-}  // namespace kf
+}  // namespace kf::providers

@@ -11,7 +11,7 @@
 #include "core/secrets.h"
 #include "core/time.h"
 
-namespace kf {
+namespace kf::providers {
 namespace {
 
 std::string lower(std::string s) {
@@ -81,4 +81,4 @@ void RawExchangeLog::write(const std::string& outcome) {
   }
 }
 
-}  // namespace kf
+}  // namespace kf::providers

@@ -8,7 +8,7 @@
 
 #include "providers/http_transport.h"
 
-namespace kf {
+namespace kf::providers {
 
 class RawExchangeLog {
  public:
@@ -26,4 +26,4 @@ class RawExchangeLog {
 // Headers that carry credentials.
 bool is_credential_header(const std::string& name);
 
-}  // namespace kf
+}  // namespace kf::providers

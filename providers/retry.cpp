@@ -8,7 +8,7 @@
 
 #include <curl/curl.h>
 
-namespace kf {
+namespace kf::providers {
 namespace {
 
 std::string lower(std::string_view s) {
@@ -85,4 +85,4 @@ bool is_retryable_status(int s) {
   return s == 408 || s == 409 || s == 429 || (s >= 500 && s <= 599);
 }
 
-}  // namespace kf
+}  // namespace kf::providers

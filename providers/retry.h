@@ -8,7 +8,7 @@
 
 #include "providers/model_config.h"
 
-namespace kf {
+namespace kf::providers {
 
 // Response headers with lower-case names.
 using HeaderMap = std::map<std::string, std::string>;
@@ -34,4 +34,4 @@ double retry_delay_seconds(const RetryPolicy& policy, int attempt, std::optional
 // Statuses worth retrying: 408, 409, 429, 5xx and Anthropic's 529.
 bool is_retryable_status(int http_status);
 
-}  // namespace kf
+}  // namespace kf::providers

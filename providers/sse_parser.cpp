@@ -1,6 +1,6 @@
 #include "providers/sse_parser.h"
 
-namespace kf {
+namespace kf::providers {
 
 void SseParser::feed(std::string_view bytes) {
   for (char c : bytes) {
@@ -68,4 +68,4 @@ void SseParser::dispatch(bool terminated) {
   on_event_(ev);
 }
 
-}  // namespace kf
+}  // namespace kf::providers

@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-namespace kf {
+namespace kf::providers {
 
 struct SseEvent {
   std::string event;  // the `event:` name, "" when the server sent none
@@ -45,4 +45,4 @@ class SseParser {
   int comments_seen_ = 0;
 };
 
-}  // namespace kf
+}  // namespace kf::providers

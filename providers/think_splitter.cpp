@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace kf {
+namespace kf::providers {
 namespace {
 constexpr std::string_view kOpen = "<think>";
 constexpr std::string_view kClose = "</think>";
@@ -86,4 +86,4 @@ void ThinkTagSplitter::finish() {
   }
 }
 
-}  // namespace kf
+}  // namespace kf::providers

@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-namespace kf {
+namespace kf::providers {
 
 class ThinkTagSplitter {
  public:
@@ -32,4 +32,4 @@ class ThinkTagSplitter {
   bool finished_ = false;
 };
 
-}  // namespace kf
+}  // namespace kf::providers

@@ -17,34 +17,34 @@ namespace fs = std::filesystem;
 const std::string kGood = "```cuda\n#include \"kforge.h\"\nextern \"C\" int kf_forward(const kf_tensor* i, int32_t n, "
                           "kf_tensor* o, int32_t m, void* s) { return 0; }\n```\n";
 
-class FakeProvider : public Provider {
+class FakeProvider : public providers::Provider {
  public:
-  explicit FakeProvider(std::vector<std::variant<std::string, ProviderError>> script) : script_(std::move(script)) {
+  explicit FakeProvider(std::vector<std::variant<std::string, providers::ProviderError>> script) : script_(std::move(script)) {
     config_.name = "fake";
     config_.model = "fake-model";
     config_.prices.input = 1e6;  // $1 per input token: easy arithmetic
   }
-  ProviderResult<Reply> complete(const std::vector<ChatMessage>& messages) override {
+  providers::ProviderResult<providers::Reply> complete(const std::vector<providers::ChatMessage>& messages) override {
     std::lock_guard lock(mu_);
     received.push_back(messages);
-    if (next_ >= script_.size()) return ProviderError{ProviderErrorKind::server, "script exhausted", 500, 1, {}};
+    if (next_ >= script_.size()) return providers::ProviderError{providers::ProviderErrorKind::server, "script exhausted", 500, 1, {}};
     auto entry = script_[next_++];
-    if (auto* e = std::get_if<ProviderError>(&entry)) return *e;
-    Reply r;
+    if (auto* e = std::get_if<providers::ProviderError>(&entry)) return *e;
+    providers::Reply r;
     r.answer = std::get<std::string>(entry);
     r.reasoning = "```cuda\nint kf_forward() { return 1; }\n```";  // never extracted
     r.usage.input_tokens = 1;
     r.cost_usd = 1.0;
     return r;
   }
-  const ModelConfig& config() const override { return config_; }
-  std::vector<std::vector<ChatMessage>> received;
+  const providers::ModelConfig& config() const override { return config_; }
+  std::vector<std::vector<providers::ChatMessage>> received;
 
  private:
   std::mutex mu_;
-  std::vector<std::variant<std::string, ProviderError>> script_;
+  std::vector<std::variant<std::string, providers::ProviderError>> script_;
   size_t next_ = 0;
-  ModelConfig config_;
+  providers::ModelConfig config_;
 };
 
 // Returns verdicts in order for every judged source.
@@ -92,7 +92,7 @@ class LoopTest : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(dir); }
 
-  UnitJob job(Provider& p, KernelJudge& j, int turns, bool stop_first = true) {
+  UnitJob job(providers::Provider& p, KernelJudge& j, int turns, bool stop_first = true) {
     UnitJob u;
     u.key = {"fake", "19_ReLU", 0};
     u.problem = &problem;
@@ -168,7 +168,7 @@ TEST_F(LoopTest, StopsAtFirstCorrectAndResumeSkipsDoneUnit) {
 }
 
 TEST_F(LoopTest, ProviderFailureThenResumeContinuesTheSameTurnWithTheConversation) {
-  FakeProvider p({kGood, ProviderError{ProviderErrorKind::server, "HTTP 503", 503, 3, {}}});
+  FakeProvider p({kGood, providers::ProviderError{providers::ProviderErrorKind::server, "HTTP 503", 503, 3, {}}});
   FakeJudge j({verdict("compile_error"), verdict("correct", 3.0)});
   auto u = job(p, j, 4);
   ASSERT_EQ(*run_unit(u), UnitOutcome::provider_failed);

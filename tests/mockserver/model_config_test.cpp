@@ -6,7 +6,7 @@
 
 #include "providers/model_config.h"
 
-namespace kf {
+namespace kf::providers {
 namespace {
 
 const std::string kSource = KFORGE_TEST_SOURCE_DIR;
@@ -221,4 +221,4 @@ TEST(ModelConfig, BaseUrlEnvironmentSubstitution) {
 }
 
 }  // namespace
-}  // namespace kf
+}  // namespace kf::providers

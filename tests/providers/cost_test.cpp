@@ -2,7 +2,7 @@
 
 #include "providers/provider.h"
 
-namespace kf {
+namespace kf::providers {
 namespace {
 
 TEST(Cost, EachTokenClassAtItsPrice) {
@@ -62,4 +62,4 @@ TEST(MakeProvider, ConnectionRefusedIsANetworkError) {
 }
 
 }  // namespace
-}  // namespace kf
+}  // namespace kf::providers

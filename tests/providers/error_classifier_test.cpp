@@ -8,7 +8,7 @@
 
 #include <ostream>
 
-namespace kf {
+namespace kf::providers {
 namespace {
 
 struct Row {
@@ -210,4 +210,4 @@ TEST(UsageCounts, SplitIsReportedEstimatedOrNone) {
 }
 
 }  // namespace
-}  // namespace kf
+}  // namespace kf::providers

@@ -16,7 +16,7 @@
 #include "tests/support/mock_server.h"
 #include "providers/provider.h"
 
-namespace kf {
+namespace kf::providers {
 namespace {
 
 namespace fs = std::filesystem;
@@ -517,4 +517,4 @@ TEST(FixtureReplayCoverage, EveryReviewBodyIsReplayed) {
 }
 
 }  // namespace
-}  // namespace kf
+}  // namespace kf::providers

@@ -18,7 +18,7 @@
 #include "providers/http_provider.h"
 #include "providers/provider.h"
 
-namespace kf {
+namespace kf::providers {
 namespace {
 
 using nlohmann::json;
@@ -704,4 +704,4 @@ INSTANTIATE_TEST_SUITE_P(Shapes, RealShapes,
                          case_name);
 
 }  // namespace
-}  // namespace kf
+}  // namespace kf::providers

@@ -6,7 +6,7 @@
 #include <thread>
 #include <vector>
 
-namespace kf {
+namespace kf::providers {
 namespace {
 
 struct FakeClock {
@@ -90,4 +90,4 @@ TEST(RateLimiter, BucketsHoldTenSecondsOfTheirRate) {
 }
 
 }  // namespace
-}  // namespace kf
+}  // namespace kf::providers

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace kf {
+namespace kf::providers {
 namespace {
 
 TEST(RetryAfter, MillisecondsHeaderWins) {
@@ -69,4 +69,4 @@ TEST(RetryableStatus, MatchesTheDocumentedSet) {
 }
 
 }  // namespace
-}  // namespace kf
+}  // namespace kf::providers

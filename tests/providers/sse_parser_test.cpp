@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-namespace kf {
+namespace kf::providers {
 namespace {
 
 struct Collector {
@@ -101,4 +101,4 @@ TEST(SseParser, FieldWithoutColonAndUnknownFieldsAreIgnored) {
 }
 
 }  // namespace
-}  // namespace kf
+}  // namespace kf::providers

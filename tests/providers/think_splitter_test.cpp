@@ -4,7 +4,7 @@
 
 #include <string>
 
-namespace kf {
+namespace kf::providers {
 namespace {
 
 struct Split {
@@ -52,4 +52,4 @@ TEST(ThinkTagSplitter, TextAfterThinkKeepsLaterAngleBrackets) {
 }
 
 }  // namespace
-}  // namespace kf
+}  // namespace kf::providers
