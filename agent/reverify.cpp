@@ -9,7 +9,7 @@
 
 #include "agent/evaluator_pool.h"
 #include "agent/reverify_rule.h"
-#include "cli/registry.h"
+#include "core/exit_codes.h"
 #include "core/files.h"
 #include "core/hash.h"
 #include "core/log.h"
@@ -92,7 +92,6 @@ Rejudged rejudge(const corpus::Record& r, const std::string& dir, eval::Evaluato
 }  // namespace
 
 int run_reverify(const ReverifyOptions& o) {
-  using namespace kf::cli;
   auto corpus = corpus::load(o.dir);
   if (!corpus) {
     log::error(corpus.error().message);
