@@ -2,16 +2,10 @@
 
 #include <cstdio>
 
+#include "core/format.h"
 #include "core/log.h"
 
 namespace kf::agent {
-namespace {
-std::string fmt(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.4f", v);
-  return buf;
-}
-}  // namespace
 
 BudgetPolicy::BudgetPolicy(std::string dir, std::optional<double> usd, std::optional<int64_t> tokens)
     : follower_(std::move(dir)), usd_(usd), tokens_(tokens) {}
@@ -25,7 +19,8 @@ bool BudgetPolicy::allows_model_call() {
     spent_tokens_ += r.usage.total();
   }
   if (usd_ && spent_usd_ >= *usd_)
-    reason_ = "USD budget reached ($" + fmt(spent_usd_) + " of $" + fmt(*usd_) + " in the run folder)";
+    reason_ = "USD budget reached ($" + format_fixed(spent_usd_, 4) + " of $" + format_fixed(*usd_, 4) +
+              " in the run folder)";
   else if (tokens_ && spent_tokens_ >= *tokens_)
     reason_ = "token budget reached (" + std::to_string(spent_tokens_) + " of " + std::to_string(*tokens_) +
               " in the run folder)";

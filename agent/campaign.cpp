@@ -20,6 +20,7 @@
 #include "agent/prompt_templates.h"
 #include "agent/scheduler.h"
 #include "core/files.h"
+#include "core/format.h"
 #include "core/hash.h"
 #include "core/log.h"
 #include "core/version.h"
@@ -75,12 +76,6 @@ struct ConfigEntry {
   int samples = 1;
   std::string system_prompt;
 };
-
-std::string fmt(double v, int decimals) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
-  return buf;
-}
 
 // What the manifest records of this invocation's inputs (manifest.h compares them on resume).
 nlohmann::json make_manifest_inputs(const std::vector<ConfigEntry>& configs, const std::vector<ProblemInfo>& problems,
@@ -353,8 +348,8 @@ CampaignSummary run_campaign(const CampaignOptions& o) {
   log::info(progress->text());
   for (size_t i = 0; i < summary.evaluator_busy_s.size(); ++i) {
     const double busy = summary.evaluator_busy_s[i];
-    log::info(eval::describe((*pool)->slot(i)) + " busy " + fmt(busy, 1) + " s of " + fmt(summary.wall_s, 1) +
-              " s wall (" + fmt(summary.wall_s > 0 ? 100.0 * busy / summary.wall_s : 0.0, 0) + "%)");
+    log::info(eval::describe((*pool)->slot(i)) + " busy " + format_fixed(busy, 1) + " s of " + format_fixed(summary.wall_s, 1) +
+              " s wall (" + format_fixed(summary.wall_s > 0 ? 100.0 * busy / summary.wall_s : 0.0, 0) + "%)");
   }
   log::info("corpus: " + (fs::path(out) / shard.file_name()).string() + "; report: kforge report " + out);
 

@@ -5,16 +5,11 @@
 #include <cmath>
 #include <cstdio>
 
+#include "core/format.h"
 #include "core/log.h"
 
 namespace kf::agent {
 namespace {
-
-std::string fmt(double v, int decimals) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
-  return buf;
-}
 
 std::string duration_text(double s) {
   if (s < 0 || !std::isfinite(s)) return "?";
@@ -67,7 +62,7 @@ std::string ProgressPrinter::text() {
   double eta = done_this_session_ > 0 ? elapsed / done_this_session_ * remaining : -1;
   return "[" + std::to_string(c_.units_done) + "/" + std::to_string(c_.total_units) + " units] " +
          std::to_string(c_.units_correct) + " correct, " + std::to_string(c_.evaluations) + " evaluations, $" +
-         fmt(c_.cost_usd, 4) + ", " + std::to_string(c_.tokens) + " tokens, elapsed " + duration_text(elapsed) +
+         format_fixed(c_.cost_usd, 4) + ", " + std::to_string(c_.tokens) + " tokens, elapsed " + duration_text(elapsed) +
          ", ETA " + (remaining == 0 ? "0m00s" : duration_text(eta));
 }
 
@@ -88,7 +83,7 @@ void ProgressPrinter::on_record(const corpus::Record& r) {
     line = r.config + " " + r.problem.name + " s" + std::to_string(r.sample) + " t" + std::to_string(r.turn) + ": ";
     if (r.kind == Kind::evaluation) {
       line += r.verdict_name();
-      if (auto sp = r.speedup(); sp && r.correct()) line += " " + fmt(*sp, 3) + "x";
+      if (auto sp = r.speedup(); sp && r.correct()) line += " " + format_fixed(*sp, 3) + "x";
     } else if (r.kind == Kind::provider_failure) {
       line += "provider failure (" + (r.error ? r.error->kind + "): " + r.error->message : std::string(")"));
     } else {

@@ -8,17 +8,13 @@
 #include <sstream>
 
 #include "agent/category.h"
+#include "core/format.h"
 
 namespace kf::agent {
 namespace {
 
-std::string fmt(double v, int decimals) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
-  return buf;
-}
 std::string fmt_opt(const std::optional<double>& v, int decimals, const std::string& suffix = "") {
-  return v ? fmt(*v, decimals) + suffix : "-";
+  return v ? format_fixed(*v, decimals) + suffix : "-";
 }
 nlohmann::json opt_json(const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); }
 
@@ -253,7 +249,7 @@ std::optional<ReportFormat> parse_report_format(const std::string& text) {
 namespace {
 
 std::string count_pct(const ConfigSummary& s, int n) {
-  return std::to_string(n) + "/" + std::to_string(s.units) + " (" + fmt(s.pct(n), 1) + "%)";
+  return std::to_string(n) + "/" + std::to_string(s.units) + " (" + format_fixed(s.pct(n), 1) + "%)";
 }
 
 std::string failures_text(const std::map<std::string, int>& m) {
@@ -326,14 +322,14 @@ std::string csv(const std::vector<ConfigSummary>& ss) {
   for (const auto& cat : known_categories()) o << ",correct/units:" << cat;
   o << "\n";
   for (const auto& s : ss) {
-    auto frac = [&](int n) { return fmt(s.units ? static_cast<double>(n) / s.units : 0.0, 4); };
+    auto frac = [&](int n) { return format_fixed(s.units ? static_cast<double>(n) / s.units : 0.0, 4); };
     o << csv_field(s.run) << "," << csv_field(s.config) << "," << csv_field(s.provider) << "," << csv_field(s.model)
-      << "," << s.problems_attempted << "," << s.units << "," << s.units_compiled << "," << fmt(s.pct(s.units_compiled), 2)
-      << "," << s.units_correct << "," << fmt(s.pct(s.units_correct), 2) << "," << frac(s.fast_count.at("0")) << ","
+      << "," << s.problems_attempted << "," << s.units << "," << s.units_compiled << "," << format_fixed(s.pct(s.units_compiled), 2)
+      << "," << s.units_correct << "," << format_fixed(s.pct(s.units_correct), 2) << "," << frac(s.fast_count.at("0")) << ","
       << frac(s.fast_count.at("1.0")) << "," << frac(s.fast_count.at("1.5")) << "," << frac(s.fast_count.at("2.0"))
       << "," << s.verified_speedups << "," << s.faster_unverified << "," << fmt_opt(s.median_speedup, 4) << ","
       << fmt_opt(s.geomean_speedup, 4) << "," << fmt_opt(s.median_speedup_of_wins, 4) << "," << s.evaluations << "," << s.tokens << ","
-      << fmt(s.cost_usd, 6) << "," << fmt_opt(s.tokens_per_problem, 1) << "," << fmt_opt(s.cost_per_problem, 6) << ","
+      << format_fixed(s.cost_usd, 6) << "," << fmt_opt(s.tokens_per_problem, 1) << "," << fmt_opt(s.cost_per_problem, 6) << ","
       << fmt_opt(s.tokens_per_correct, 1) << "," << fmt_opt(s.cost_per_correct, 6) << "," << s.kernel_failures_total()
       << "," << s.provider_failures_total() << "," << s.harness_failures;
     for (const char* why : {"no_spread", "within_spread", "not_held"}) {
@@ -373,11 +369,11 @@ std::vector<ReportTable> report_tables(const std::vector<ConfigSummary>& ss) {
       {"median speedup (faster units)", [](const ConfigSummary& s) { return fmt_opt(s.median_speedup_of_wins, 3, "x"); }},
       {"evaluations", [](const ConfigSummary& s) { return std::to_string(s.evaluations); }},
       {"tokens", [](const ConfigSummary& s) { return std::to_string(s.tokens); }},
-      {"cost", [](const ConfigSummary& s) { return "$" + fmt(s.cost_usd, 4); }},
+      {"cost", [](const ConfigSummary& s) { return "$" + format_fixed(s.cost_usd, 4); }},
       {"tokens / problem", [](const ConfigSummary& s) { return fmt_opt(s.tokens_per_problem, 0); }},
-      {"cost / problem", [](const ConfigSummary& s) { return s.cost_per_problem ? "$" + fmt(*s.cost_per_problem, 4) : "-"; }},
+      {"cost / problem", [](const ConfigSummary& s) { return s.cost_per_problem ? "$" + format_fixed(*s.cost_per_problem, 4) : "-"; }},
       {"tokens / correct kernel", [](const ConfigSummary& s) { return fmt_opt(s.tokens_per_correct, 0); }},
-      {"cost / correct kernel", [](const ConfigSummary& s) { return s.cost_per_correct ? "$" + fmt(*s.cost_per_correct, 4) : "-"; }},
+      {"cost / correct kernel", [](const ConfigSummary& s) { return s.cost_per_correct ? "$" + format_fixed(*s.cost_per_correct, 4) : "-"; }},
       {"kernel failures", [](const ConfigSummary& s) { return failures_text(s.kernel_failures); }},
       {"provider failures", [](const ConfigSummary& s) { return failures_text(s.provider_failures); }},
       {"harness failures", [](const ConfigSummary& s) { return std::to_string(s.harness_failures); }},

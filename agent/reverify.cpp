@@ -11,6 +11,7 @@
 #include "agent/reverify_rule.h"
 #include "core/exit_codes.h"
 #include "core/files.h"
+#include "core/format.h"
 #include "core/hash.h"
 #include "core/log.h"
 #include "corpus/reader.h"
@@ -21,14 +22,8 @@ namespace kf::agent {
 namespace fs = std::filesystem;
 namespace {
 
-std::string fmt(double v, int decimals) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
-  return buf;
-}
-
 std::string interval_text(const std::optional<SpeedupInterval>& i) {
-  return i ? "[" + fmt(i->low, 3) + ", " + fmt(i->high, 3) + "]" : "-";
+  return i ? "[" + format_fixed(i->low, 3) + ", " + format_fixed(i->high, 3) + "]" : "-";
 }
 
 nlohmann::json interval_json(const std::optional<SpeedupInterval>& i) {
@@ -36,7 +31,7 @@ nlohmann::json interval_json(const std::optional<SpeedupInterval>& i) {
 }
 
 std::string speedup_text(const nlohmann::json& x) {
-  return x.is_number() ? fmt(x.get<double>(), 3) + "x" : std::string("-");
+  return x.is_number() ? format_fixed(x.get<double>(), 3) + "x" : std::string("-");
 }
 
 // One kernel's re-judgement (judged by whichever evaluator of the pool is free).

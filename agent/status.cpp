@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "core/files.h"
+#include "core/format.h"
 #include "corpus/reader.h"
 #include "corpus/shard.h"
 
@@ -45,12 +46,6 @@ struct Tally {
             {"last_record_at", last}};
   }
 };
-
-std::string fmt(double v, int d) {
-  char b[64];
-  std::snprintf(b, sizeof b, "%.*f", d, v);
-  return b;
-}
 
 }  // namespace
 
@@ -122,7 +117,7 @@ std::string format_status(const nlohmann::json& s) {
     o << "| " << file << " | " << (shard.empty() ? "-" : shard) << " | " << t["units_done"].get<int>() << "/" << units
       << " | " << t["units_correct"].get<int>() << " | " << t["evaluations"].get<int>() << " | "
       << t["provider_failures"].get<int>() << " | " << t["harness_failures"].get<int>() << " | $"
-      << fmt(t["cost_usd"].get<double>(), 4) << " | " << t.value("last_record_at", "") << " |\n";
+      << format_fixed(t["cost_usd"].get<double>(), 4) << " | " << t.value("last_record_at", "") << " |\n";
   };
   for (const auto& sh : s["shards"]) row(sh.value("file", ""), sh.value("shard", ""), sh);
   row("**total**", "", s["total"]);

@@ -5,6 +5,8 @@
 #include <ctime>
 #include <stdexcept>
 
+#include "core/time.h"
+
 namespace kf::corpus {
 namespace {
 
@@ -257,17 +259,6 @@ Result<Record> Record::from_json(const json& j) {
   }
 }
 
-std::string utc_now_iso() {
-  auto now = std::chrono::system_clock::now();
-  auto secs = std::chrono::system_clock::to_time_t(now);
-  auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
-  std::tm tm{};
-  gmtime_r(&secs, &tm);
-  char buf[64];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
-  char out[80];
-  std::snprintf(out, sizeof out, "%s.%03dZ", buf, static_cast<int>(ms));
-  return out;
-}
+std::string utc_now_iso() { return utc_timestamp(UtcFormat::iso_ms); }
 
 }  // namespace kf::corpus
