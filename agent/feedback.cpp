@@ -3,14 +3,14 @@
 #include <cstdio>
 #include <sstream>
 
+#include "core/format.h"
+
 namespace kf::agent {
 namespace {
 
 std::string fmt_number(const nlohmann::json& v, int decimals) {
   if (!v.is_number()) return "unknown";
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", decimals, v.get<double>());
-  return buf;
+  return format_fixed(v.get<double>(), decimals);
 }
 
 std::string reasons_text(const nlohmann::json& verdict) {

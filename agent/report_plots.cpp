@@ -19,11 +19,7 @@ int config_point(size_t i) { return 7 + 2 * static_cast<int>((i / 10) % 3); }  /
 
 std::string num(double v) { return format_significant(v, 6); }
 
-std::string money(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, v >= 0.01 || v == 0 ? "$%.4f" : "$%.6f", v);
-  return buf;
-}
+std::string money(double v) { return "$" + format_fixed(v, v >= 0.01 || v == 0 ? 4 : 6); }
 
 // A best speedup that can go on a log axis (a hostile corpus can hold any number).
 bool plottable(const UnitOutcome& o) {
