@@ -210,7 +210,7 @@ bool BackgroundChild::running() {
 
 int BackgroundChild::stop(int signal) {
   std::error_code ec;
-  if (impl_->child.running(ec)) ::kill(impl_->child.id(), signal);
+  if (signal != 0 && impl_->child.running(ec)) ::kill(impl_->child.id(), signal);
   impl_->child.wait(ec);
   return status_code(impl_->child.native_exit_code());
 }

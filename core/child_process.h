@@ -54,9 +54,11 @@ class BackgroundChild {
   BackgroundChild& operator=(const BackgroundChild&) = delete;
 
   bool running();
-  // Sends `signal` (when still running), waits, and returns the exit status (128 + signal number when a
+  // Sends `signal` (when still running; 0 sends none), waits, and returns the exit status (128 + signal number when a
   // signal ended it); safe to call twice.
   int stop(int signal = SIGTERM);
+  // Waits for the exit and returns the exit status as stop() does.
+  int wait() { return stop(0); }
 
  private:
   struct Impl;

@@ -21,7 +21,7 @@ namespace {
 std::string python_with_torch() {
   if (const char* p = std::getenv("KFORGE_PYTHON"); p && *p) return p;
   for (std::string cand : {"python3", "/usr/bin/python3"})
-    if (std::system((cand + " -c 'import torch' >/dev/null 2>&1").c_str()) == 0) return cand;
+    if (::kf::testing::run_shell(cand + " -c 'import torch' >/dev/null 2>&1").exit_code == 0) return cand;
   return {};
 }
 

@@ -1,8 +1,6 @@
 // `kforge run` end to end over loopback: the real scripted model server (kforge mock-server), the real
 // evaluator on the host backend (g++ candidates, CPU torch), real processes. Label: integration.
 #include <signal.h>
-#include <sys/wait.h>
-#include <fcntl.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -16,6 +14,10 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "core/child_process.h"
+#include "tests/support/command.h"
+#include "tests/support/mock_server.h"
+
 namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -26,7 +28,7 @@ const std::string kDemo = std::string(KFORGE_TEST_SOURCE_DIR) + "/configs/proble
 std::string python_with_torch() {
   if (const char* p = std::getenv("KFORGE_PYTHON"); p && *p) return p;
   for (std::string cand : {"python3", "/usr/bin/python3"})
-    if (std::system((cand + " -c 'import torch' >/dev/null 2>&1").c_str()) == 0) return cand;
+    if (kf::testing::run_shell(cand + " -c 'import torch' >/dev/null 2>&1").exit_code == 0) return cand;
   return {};
 }
 
@@ -71,27 +73,12 @@ class Campaign : public ::testing::Test {
   }
 
   void start_server(const json& script) {
-    std::ofstream(dir_ / "script.json") << script.dump(2);
-    const std::string port_file = (dir_ / "port").string();
-    server_pid_ = ::fork();
-    if (server_pid_ == 0) {
-      int fd = ::open((dir_ / "server.out").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-      ::dup2(fd, 1);
-      ::dup2(fd, 2);
-      ::execl(kKforge.c_str(), "kforge", "mock-server", "--script", (dir_ / "script.json").c_str(), "--port", "0",
-              "--port-file", port_file.c_str(), "--log", (dir_ / "requests.jsonl").c_str(), nullptr);
-      ::_exit(127);
-    }
-    for (int i = 0; i < 200 && !fs::exists(port_file); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    ASSERT_TRUE(fs::exists(port_file)) << read_text(dir_ / "server.out");
-    port_ = std::stoi(read_text(port_file));
+    server_ = kf::testing::MockServerProcess::start(script, dir_.string());
+    ASSERT_TRUE(server_);
+    port_ = server_->port();
   }
   void stop_server() {
-    if (server_pid_ > 0) {
-      ::kill(server_pid_, SIGTERM);
-      ::waitpid(server_pid_, nullptr, 0);
-      server_pid_ = -1;
-    }
+    if (server_) server_->stop();
   }
 
   // A configuration pointing at the server. Prices: $1 per 1,000 input tokens.
@@ -123,8 +110,7 @@ class Campaign : public ::testing::Test {
            (dir_ / "run").string() + "'";
   }
   int run(const std::string& args, const std::string& log_name = "run.log") {
-    int rc = std::system((run_command(args) + " >'" + (dir_ / log_name).string() + "' 2>&1").c_str());
-    return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+    return kf::testing::run_shell(run_command(args) + " >'" + (dir_ / log_name).string() + "' 2>&1").exit_code;
   }
   std::vector<json> records() { return read_jsonl(dir_ / "run" / "evaluations.jsonl"); }
   // Every corpus file of the run folder (shards included).
@@ -139,13 +125,22 @@ class Campaign : public ::testing::Test {
   }
   json kforge_json(const std::string& args) {
     const std::string file = (dir_ / "out.json").string();
-    int rc = std::system((env_prefix() + kKforge + " " + args + " >'" + file + "' 2>'" + (dir_ / "out.err").string() + "'").c_str());
-    EXPECT_TRUE(WIFEXITED(rc)) << args;
+    const int rc = kf::testing::run_shell(env_prefix() + kKforge + " " + args + " >'" + file + "' 2>'" +
+                                          (dir_ / "out.err").string() + "'")
+                       .exit_code;
+    EXPECT_GE(rc, 0) << args;
     auto j = json::parse(read_text(file), nullptr, false);
     EXPECT_FALSE(j.is_discarded()) << args << ": " << read_text(dir_ / "out.err");
     return j;
   }
   std::vector<json> requests() { return read_jsonl(dir_ / "requests.jsonl"); }
+  // `command_line` through /bin/sh beside the test (it redirects its own output).
+  std::unique_ptr<kf::BackgroundChild> shell_in_background(const std::string& command_line) {
+    auto child = kf::BackgroundChild::start(kf::ChildCommand{{"/bin/sh", "-c", command_line}, {}, false, "", 0},
+                                            "/dev/null", "/dev/null");
+    EXPECT_TRUE(child.ok()) << child.error().message;
+    return child.ok() ? std::move(*child) : nullptr;
+  }
   std::string log(const std::string& name = "run.log") { return read_text(dir_ / name); }
 
   static std::vector<json> of_kind(const std::vector<json>& rs, const std::string& kind) {
@@ -157,7 +152,7 @@ class Campaign : public ::testing::Test {
 
   std::string python_;
   fs::path dir_;
-  pid_t server_pid_ = -1;
+  std::unique_ptr<kf::testing::MockServerProcess> server_;
   int port_ = 0;
 };
 
@@ -214,7 +209,7 @@ TEST_F(Campaign, ScriptedConversationRecordsEveryTurnAndFeedsBackEachOutcome) {
 
   // The report agrees: one unit, correct, 5 evaluations, 3 kernel failures, $5 spent.
   std::string report_json = (dir_ / "report.json").string();
-  ASSERT_EQ(std::system((kKforge + " report " + (dir_ / "run").string() + " --format json >" + report_json).c_str()), 0);
+  ASSERT_EQ(kf::testing::run_shell(kKforge + " report " + (dir_ / "run").string() + " --format json >" + report_json).exit_code, 0);
   auto rep = json::parse(read_text(report_json))["configurations"][0];
   EXPECT_EQ(rep["correct"]["count"], 1);
   EXPECT_EQ(rep["evaluations"], 5);
@@ -241,19 +236,13 @@ TEST_F(Campaign, KillMinusNineThenRerunLosesAndDuplicatesNothing) {
   start_server(demo_script(0.3));
   auto config = write_config("resumable", 1, true, /*samples=*/2);
   const std::string args = "--config " + config + " --problems " + kDemo;
-  pid_t pid = ::fork();
-  if (pid == 0) {
-    ::execl("/bin/sh", "sh", "-c", ("exec env " + run_command(args) + " >'" + (dir_ / "first.log").string() + "' 2>&1").c_str(),
-            nullptr);
-    ::_exit(127);
-  }
+  auto first = shell_in_background("exec env " + run_command(args) + " >'" + (dir_ / "first.log").string() + "' 2>&1");
   // Kill once at least two evaluations are on disk (6 units in all).
   for (int i = 0; i < 600; ++i) {
     if (fs::exists(dir_ / "run" / "evaluations.jsonl") && of_kind(records(), "evaluation").size() >= 2) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
-  ::kill(pid, SIGKILL);
-  ::waitpid(pid, nullptr, 0);
+  first->stop(SIGKILL);
   size_t before = of_kind(records(), "evaluation").size();
   ASSERT_GE(before, 2u) << log("first.log");
   ASSERT_LT(before, 6u) << "the campaign finished before it could be killed; slow the script down";
@@ -309,10 +298,10 @@ TEST_F(Campaign, ReverifyWritesItsResultsWhereTheReportFindsThem) {
   ASSERT_EQ(run("--config " + config + " --problems " + kDemo), 0) << log();
   const fs::path run_dir = dir_ / "run";
   // Exit 0 or 1 depending on whether every claim held on this machine's timings: not asserted.
-  int rc = std::system((env_prefix() + kKforge + " reverify '" + run_dir.string() + "' --backend host --seed 3 >'" +
-                        (dir_ / "reverify.log").string() + "' 2>&1")
-                           .c_str());
-  ASSERT_TRUE(WIFEXITED(rc) && (WEXITSTATUS(rc) == 0 || WEXITSTATUS(rc) == 1)) << log("reverify.log");
+  const int rc = kf::testing::run_shell(env_prefix() + kKforge + " reverify '" + run_dir.string() +
+                                        "' --backend host --seed 3 >'" + (dir_ / "reverify.log").string() + "' 2>&1")
+                     .exit_code;
+  ASSERT_TRUE(rc == 0 || rc == 1) << log("reverify.log");
   ASSERT_TRUE(fs::exists(run_dir / "reverify.json")) << log("reverify.log");
   auto rv = json::parse(read_text(run_dir / "reverify.json"));
   ASSERT_EQ(rv["kernels"].size(), 3u);
@@ -321,7 +310,7 @@ TEST_F(Campaign, ReverifyWritesItsResultsWhereTheReportFindsThem) {
   for (const auto& k : rv["kernels"]) EXPECT_TRUE(checks.count(k["speedup_check"])) << k.dump();
 
   std::string report_json = (dir_ / "report.json").string();
-  ASSERT_EQ(std::system((kKforge + " report '" + run_dir.string() + "' --format json >" + report_json).c_str()), 0);
+  ASSERT_EQ(kf::testing::run_shell(kKforge + " report '" + run_dir.string() + "' --format json >" + report_json).exit_code, 0);
   auto rep = json::parse(read_text(report_json))["configurations"][0];
   EXPECT_EQ(rep["reverify"]["file"], (run_dir / "reverify.json").string());
   // Every faster unit's best kernel was re-judged; a claim that did not hold is never verified.
@@ -356,7 +345,7 @@ TEST_F(Campaign, ProviderOutageIsRecordedAsProviderFailuresNotKernelFailures) {
   }
   EXPECT_EQ(requests().size(), 4u);  // two attempts per unit
   std::string report_json = (dir_ / "report.json").string();
-  ASSERT_EQ(std::system((kKforge + " report " + (dir_ / "run").string() + " --format json >" + report_json).c_str()), 0);
+  ASSERT_EQ(kf::testing::run_shell(kKforge + " report " + (dir_ / "run").string() + " --format json >" + report_json).exit_code, 0);
   auto rep = json::parse(read_text(report_json))["configurations"][0];
   EXPECT_EQ(rep["provider_failures"]["total"], 2);
   EXPECT_EQ(rep["kernel_failures"]["total"], 0);
@@ -433,10 +422,11 @@ TEST_F(Campaign, TwoHostEvaluatorsJudgeEveryUnitOnce) {
 
   // reverify spreads the kernels over 2 evaluators too and keeps the corpus order.
   auto rv = (dir_ / "reverify.json").string();
-  int rc = std::system((env_prefix() + kKforge + " reverify " + (dir_ / "run").string() +
-                        " --evaluators 2 --seed 7 --out " + rv + " >/dev/null 2>'" + (dir_ / "rv.log").string() + "'")
-                           .c_str());
-  ASSERT_TRUE(WIFEXITED(rc) && (WEXITSTATUS(rc) == 0 || WEXITSTATUS(rc) == 1)) << read_text(dir_ / "rv.log");
+  const int rc = kf::testing::run_shell(env_prefix() + kKforge + " reverify " + (dir_ / "run").string() +
+                                        " --evaluators 2 --seed 7 --out " + rv + " >/dev/null 2>'" +
+                                        (dir_ / "rv.log").string() + "'")
+                     .exit_code;
+  ASSERT_TRUE(rc == 0 || rc == 1) << read_text(dir_ / "rv.log");
   auto doc = json::parse(read_text(rv));
   ASSERT_EQ(doc["kernels"].size(), 9u);
   EXPECT_EQ(doc["evaluators"].size(), 2u);
@@ -451,18 +441,10 @@ TEST_F(Campaign, ShardsFillOneFolderAndEveryReaderSeesTheUnion) {
   auto config = write_config("sharded", 1, true, /*samples=*/2);
   const std::string args = "--config " + config + " --problems " + kDemo;
   // Both shards at once, as two array tasks would.
-  pid_t pid = ::fork();
-  if (pid == 0) {
-    ::execl("/bin/sh", "sh", "-c",
-            ("exec env " + run_command(args + " --shard 1/2") + " >'" + (dir_ / "shard1.log").string() + "' 2>&1")
-                .c_str(),
-            nullptr);
-    ::_exit(127);
-  }
+  auto shard1 = shell_in_background("exec env " + run_command(args + " --shard 1/2") + " >'" +
+                                    (dir_ / "shard1.log").string() + "' 2>&1");
   EXPECT_EQ(run(args + " --shard 0/2", "shard0.log"), 0) << log("shard0.log");
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << log("shard1.log");
+  ASSERT_EQ(shard1->wait(), 0) << log("shard1.log");
 
   EXPECT_FALSE(fs::exists(dir_ / "run" / "evaluations.jsonl"));
   EXPECT_TRUE(fs::exists(dir_ / "run" / "evaluations.shard-0-of-2.jsonl"));
