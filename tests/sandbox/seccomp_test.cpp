@@ -1,39 +1,33 @@
 // The runner's seccomp filter: each denied call fails (EPERM/ENOSYS) or kills the process, from a
 // thread that existed before the filter (TSYNC), while threads, files and existing sockets work.
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <array>
-#include <cstdio>
+#include <csignal>
 #include <string>
 
 #include <gtest/gtest.h>
 
+#include "core/child_process.h"
+
 namespace {
 
-struct ProbeResult {
-  std::string output;
-  int status = 0;
-};
+using kf::CapturedRun;
 
-ProbeResult probe(const std::string& call) {
-  const std::string cmd = "exec " + std::string(SECCOMP_PROBE) + " " + call;
-  ProbeResult r;
-  FILE* p = ::popen(cmd.c_str(), "r");
-  if (!p) return r;
-  std::array<char, 256> buf{};
-  while (std::fgets(buf.data(), buf.size(), p)) r.output += buf.data();
-  r.status = ::pclose(p);
-  return r;
+CapturedRun probe(const std::string& call) {
+  auto r = kf::run_captured(kf::ChildCommand{{SECCOMP_PROBE, call}, {}, false, "", 0}, 0, 1 << 16,
+                            kf::CaptureMode::stdout_only);
+  EXPECT_TRUE(r.ok()) << r.error().message;
+  return r.ok() ? *r : CapturedRun{};
 }
+
+bool exited_zero(const CapturedRun& r) { return r.status == CapturedRun::Status::exited && r.exit_code == 0; }
 
 class Denied : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(Denied, CallFailsOrKills) {
   const auto r = probe(GetParam());
-  const bool killed = WIFSIGNALED(r.status) && WTERMSIG(r.status) == SIGSYS;
-  const bool refused = WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0 && r.output.rfind("denied", 0) == 0;
-  EXPECT_TRUE(killed || refused) << GetParam() << ": " << r.output << " status " << r.status;
+  const bool killed = r.status == CapturedRun::Status::signaled && r.signal == SIGSYS;
+  const bool refused = exited_zero(r) && r.output.rfind("denied", 0) == 0;
+  EXPECT_TRUE(killed || refused) << GetParam() << ": " << r.output << " exit " << r.exit_code << " signal "
+                                 << r.signal;
 }
 
 INSTANTIATE_TEST_SUITE_P(Runner, Denied,
@@ -46,7 +40,7 @@ class Allowed : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(Allowed, CallStillWorks) {
   const auto r = probe(GetParam());
-  EXPECT_TRUE(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0) << r.status;
+  EXPECT_TRUE(exited_zero(r)) << "exit " << r.exit_code << " signal " << r.signal;
   EXPECT_EQ(r.output, "allowed\n") << GetParam();
 }
 
