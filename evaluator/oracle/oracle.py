@@ -8,6 +8,11 @@ It loads KernelBench-format problems, makes inputs per seed and distribution, co
 writes inputs into transport buffers, poisons output buffers, compares the candidate's outputs with the
 reference (statistics only: the decision is the C++ judge's) and times the eager baseline. Reference
 outputs live only in this process's own memory; exported buffers are dedicated allocations.
+
+Why one file of ~1100 lines: the oracle is installed and started as a single script (data_path
+"evaluator/oracle/oracle.py", run by whatever python3 with torch the user names), with no package or
+import path of kforge's own to set up or to keep apart from the problem files it imports; its sections
+(protocol, problem loading, inputs, transport buffers, comparison, timing) follow the requests in order.
 """
 import ctypes
 import importlib.util
