@@ -10,18 +10,11 @@
 #include "core/hash.h"
 #include "core/log.h"
 #include "core/secrets.h"
+#include "providers/usage_json.h"
 
 namespace kf::agent {
 namespace fs = std::filesystem;
 namespace {
-
-nlohmann::json usage_json(const providers::Usage& u) {
-  return {{"input_tokens", u.input_tokens},
-          {"cached_input_tokens", u.cached_input_tokens},
-          {"output_tokens", u.output_tokens},
-          {"reasoning_tokens", u.reasoning_tokens},
-          {"reasoning_tokens_source", to_string(u.reasoning_source)}};
-}
 
 corpus::TokenUsage usage_of(const providers::Usage& u) {
   return {u.input_tokens, u.cached_input_tokens, u.output_tokens, u.reasoning_tokens, to_string(u.reasoning_source)};
@@ -153,7 +146,7 @@ Result<UnitOutcome> run_unit(const UnitJob& job) {
     const std::string stem = turn_stem(job, turn);
     nlohmann::json reply_doc = {{"answer", reply.answer},       {"reasoning", reply.reasoning},
                                 {"finish_reason", reply.finish_reason}, {"model", reply.model},
-                                {"usage", usage_json(reply.usage)}, {"cost_usd", reply.cost_usd},
+                                {"usage", providers::usage_json(reply.usage)}, {"cost_usd", reply.cost_usd},
                                 {"attempts", reply.attempts},   {"latency_s", reply.latency_s}};
     auto reply_path = job.corpus->write_companion("replies", stem + ".json", secrets::redact(reply_doc.dump(2)));
     if (!reply_path) return reply_path.error();

@@ -7,6 +7,7 @@
 #include "core/secrets.h"
 #include "providers/model_config.h"
 #include "providers/provider.h"
+#include "providers/usage_json.h"
 
 namespace kf::cli {
 namespace {
@@ -23,14 +24,6 @@ struct AskArgs {
 // Every string is redacted on its way in, and the dump once more: a key can never reach stdout.
 std::string redacted_dump(const nlohmann::json& j) { return secrets::redact(j.dump(2)) + "\n"; }
 
-nlohmann::json usage_json(const providers::Usage& u) {
-  return {{"input_tokens", u.input_tokens},
-          {"cached_input_tokens", u.cached_input_tokens},
-          {"output_tokens", u.output_tokens},
-          {"reasoning_tokens", u.reasoning_tokens},
-          {"reasoning_tokens_source", to_string(u.reasoning_source)}};
-}
-
 // `kforge ask --json` for a failure before any request (bad configuration, missing key).
 int json_setup_failure(const std::string& message) {
   std::cout << redacted_dump({{"ok", false}, {"error", {{"class", "config"}, {"message", secrets::redact(message)}}}});
@@ -43,7 +36,7 @@ nlohmann::json ask_json(const providers::ModelConfig& config, const providers::P
     out["ok"] = false;
     out["model"] = config.model;
     out["attempts"] = error->attempts;
-    out["usage"] = usage_json(error->usage);
+    out["usage"] = providers::usage_json(error->usage);
     out["cost_usd"] = providers::cost_usd(error->usage, config.prices);
     out["error"] = {{"class", to_string(error->kind)},
                     {"cause", to_string(error->cause)},
@@ -60,7 +53,7 @@ nlohmann::json ask_json(const providers::ModelConfig& config, const providers::P
   out["finish_reason"] = reply.finish_reason;
   out["attempts"] = reply.attempts;
   out["latency_s"] = reply.latency_s;
-  out["usage"] = usage_json(reply.usage);
+  out["usage"] = providers::usage_json(reply.usage);
   out["cost_usd"] = reply.cost_usd;
   return out;
 }
