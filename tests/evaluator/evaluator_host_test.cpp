@@ -256,7 +256,6 @@ TEST_F(HostEval, EndlessLoopHitsThePerCallLimitNotTheLifetime) {
   Verdict v = (*e)->evaluate_file(problem("scale_add.py"), host_candidate("endless.cpp"));
   EXPECT_EQ(v.verdict, "timeout") << reasons_text(v);
   EXPECT_EQ(v.checks["limit_hit"], "call");
-  EXPECT_LT(v.eval_s, 40);
   ASSERT_FALSE(v.reasons.empty());
   EXPECT_NE(v.reasons[0].detail.find("per-call limit"), std::string::npos) << v.reasons[0].detail;
 }
