@@ -290,10 +290,17 @@ Verdict Evaluator::Impl::evaluate(const std::string& problem, const Compiled& co
     return harness("harness.runner_missing", "kforge-runner not found at " + opt.runner_path);
   if (auto st = s.runner.start(opt.runner_path, job_dir, env, now_s() + opt.runner_timeout_s, confinement); !st.ok())
     return harness("harness.runner", st.error().message);
-  // Two lines at start-up: "loading" (before the candidate is loaded: a failure before it is the
-  // harness's) and "ready" (after: from here on the runner may speak for the candidate).
-  auto loading = s.runner.exchange(nullptr, now_s() + kStartupLimitS);
-  bool up = !runner_failed(v, s, loading, "start-up");
+  // Start-up: "mapped" (buffers mapped, no candidate code yet: the round overhead is measured now), then on
+  // "load" the line "loading" (a failure before it is the harness's) and "ready" (from here on the runner
+  // may speak for the candidate).
+  auto mapped = s.runner.exchange(nullptr, now_s() + kStartupLimitS);
+  bool up = !runner_failed(v, s, mapped, "start-up");
+  if (up && timing_plan) up = calibrate_rounds(v, s);
+  if (up) {
+    s.runner.thaw();
+    auto loading = s.runner.exchange(nlohmann::json{{"op", "load"}}, now_s() + kStartupLimitS);
+    up = !runner_failed(v, s, loading, "start-up");
+  }
   if (up) {
     s.loaded = true;
     const std::string call_limit_text = s.call_limit_text;

@@ -122,6 +122,9 @@ struct Evaluator::Impl {
     std::string call_limit_text;
     std::set<std::string> vendors_seen;
     bool freeze_failed = false;  // the runner could not be stopped between rounds at least once
+    // The harness's own cost of one round (thaw, command, answer, the GPU's switch from the oracle's work to
+    // the runner's), measured before the candidate was loaded and taken off every timed round.
+    double round_overhead_ms = 0;
   };
   // Runs one round (thaw, clock, command, answer, clock, freeze). Fills *ms with the trusted wall time.
   RunnerEnd round(Session& s, const nlohmann::json& order, const nlohmann::json& shapes, double* ms);
@@ -138,6 +141,9 @@ struct Evaluator::Impl {
   // (timed rounds' checks are recorded only when they fail).
   std::vector<Reason> judge_comparison(Verdict& v, const nlohmann::json& cmp, int trial, const std::string& label,
                                        nlohmann::json* record_out = nullptr);
+  // Empty rounds, each after the oracle's end-of-preparation work (an L2 flush), while no candidate code
+  // exists in the runner: the fastest is the round overhead. False when the runner failed (the harness's).
+  bool calibrate_rounds(Verdict& v, Session& s);
   // The timing rounds; false when the evaluation cannot go on.
   bool timed_rounds(Verdict& v, Session& s, const Plan& plan);
 };

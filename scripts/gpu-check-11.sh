@@ -9,8 +9,9 @@
 #   Default: medians selftest gputest campaign table. Each step stays within ~5 minutes on an H200; run them as
 #   separate calls into the same OUTDIR if one call is limited to 10 minutes (table covers what OUTDIR holds).
 # Programs: $KFORGE_BIN_DIR/{kforge,kforge-runner,evaluator_gpu_test} (this branch), and for the comparison
-#   $KFORGE_OLD_BIN_DIR/{kforge,kforge-runner} (main before the merge); without KFORGE_OLD_BIN_DIR the old
-#   columns stay empty. Environment: KFORGE_PYTHON (torch with CUDA; default scripts/python-env.sh),
+#   $KFORGE_OLD_BIN_DIR/{kforge,kforge-runner} (main before the merge) with its shipped data (oracle, prompts,
+#   configs) in $KFORGE_OLD_DATA_DIR (a checkout of that commit; default: this tree); without KFORGE_OLD_BIN_DIR
+#   the old columns stay empty. Environment: KFORGE_PYTHON (torch with CUDA; default scripts/python-env.sh),
 #   KFORGE_KERNELBENCH_LEVEL1 (default .shared/kernelbench/level1, else ../shared/kernelbench/level1),
 #   KFORGE_CHECK_EVALS (evaluations per build and problem, default 5).
 set -uo pipefail
@@ -27,6 +28,9 @@ cd "$root"
 source scripts/python-env.sh
 new=${KFORGE_BIN_DIR:-$root/build}
 old=${KFORGE_OLD_BIN_DIR:-}
+data_new=${KFORGE_DATA_DIR:-$root}
+data_old=${KFORGE_OLD_DATA_DIR:-$data_new}
+data_of() { if [ "$1" = old ]; then echo "$data_old"; else echo "$data_new"; fi; }
 [ -x "$new/kforge" ] || { echo "gpu-check-11: no kforge in $new (set KFORGE_BIN_DIR)" >&2; exit 2; }
 l1=${KFORGE_KERNELBENCH_LEVEL1:-}
 [ -z "$l1" ] && for d in .shared/kernelbench/level1 ../shared/kernelbench/level1; do [ -d "$d" ] && l1=$(cd "$d" && pwd) && break; done
@@ -39,7 +43,7 @@ problem() { ls "$l1"/"$1"_*.py | head -1; }
 one_eval() {  # build-name bin-dir problem-no candidate cache-dir run-index
   local name=$1 bin=$2 no=$3 cand=$4 cache=$5 idx=$6 t0 t1
   t0=$(date +%s.%N)
-  KFORGE_RUNNER=$bin/kforge-runner "$bin/kforge" eval --backend cuda --problem "$(problem "$no")" \
+  KFORGE_DATA_DIR=$(data_of "$name") KFORGE_RUNNER=$bin/kforge-runner "$bin/kforge" eval --backend cuda --problem "$(problem "$no")" \
     --candidate "$cand" --cache-dir "$cache" --json > "$out/eval-$name-$no-$idx.json" 2> "$out/eval-$name-$no-$idx.err"
   t1=$(date +%s.%N)
   "$KFORGE_PYTHON" - "$out/eval-$name-$no-$idx.json" "$name" "$no" "$idx" "$t0" "$t1" >> "$out/medians.jsonl" <<'EOF'
@@ -130,6 +134,7 @@ EOF
     dir=$new; [ "$b" = old ] && dir=$old
     [ -z "$dir" ] && continue
     rm -rf "$out/campaign-$b" "$out/cache-campaign-$b"
+    export KFORGE_DATA_DIR; KFORGE_DATA_DIR=$(data_of "$b")
     "$dir/kforge" mock-server --script "$work/mock.json" --port 0 --port-file "$work/port-$b" > "$work/server-$b.log" 2>&1 &
     pid=$!
     for _ in $(seq 1 200); do [ -s "$work/port-$b" ] && break; sleep 0.05; done

@@ -680,7 +680,8 @@ class Oracle:
                       "prof": [ref_profile(r) for r in ref]}
         self.poison()
         shapes = {"inputs": [list(t.shape) for t in inputs], "outputs": [list(o.shape) for o in ref]}
-        trial_bytes = sum(b["_t"].numel() * b["_t"].element_size() for b in self.buffers)
+        # One call's bytes (slot 0, where trials run): the bandwidth floor compares them with one call's time.
+        trial_bytes = sum(b["_t"].numel() * b["_t"].element_size() for b in self.in_bufs() + self.out_bufs())
         return {"variant": used, "seed": seed, "ref_rms": [pr["rms"] for pr in self.trial["prof"]],
                 "shapes": shapes, "bytes": trial_bytes}
 
@@ -953,6 +954,15 @@ class Oracle:
         if getattr(self, "_flush", None) is None:
             self._flush = self.l2_flush_buffer(p)
         self._flush.zero_()
+
+    def op_flush(self, req):
+        """What the GPU last does before a timed round (an L2 flush, then a synchronisation), alone: the
+        supervisor measures the harness's own cost of a round after it (docs/evaluator.md, "Timing")."""
+        p = self.need_problem()
+        self.flush_l2(p)
+        if p.device == "cuda":
+            torch.cuda.synchronize()
+        return {}
 
     def op_prepare_round(self, req):
         """Fresh inputs into the listed slots, their outputs poisoned, the L2 flushed; pristine copies kept

@@ -8,8 +8,11 @@
 //    shapes that slot's tensors take from then on; each must fit its buffer)
 //   {"op":"exit"}
 // and answers each with one JSON line on --report-fd (never stdout: the candidate may print there).
-// Before the candidate is loaded it reports {"ok":true,"stage":"loading"}: failures before that line are
-// the harness's, anything after it may come from the candidate. Nothing it reports decides a verdict or a
+// Start-up: once the buffers are mapped it reports {"ok":true,"stage":"mapped"} and serves empty rounds
+// ({"op":"round","order":[]}: the supervisor measures the harness's own cost of a round while no candidate code
+// exists in the process) until {"op":"load"}; then it reports {"ok":true,"stage":"loading"}, loads the
+// candidate and reports ready. Failures before the "loading" line are the harness's, anything after it may
+// come from the candidate. Nothing it reports decides a verdict or a
 // time: the supervisor times rounds with its own clock and the oracle checks the outputs (CUDA event
 // times in the answer are a diagnostic only). It never sees a reference output, the problem or the verdict.
 #include <dlfcn.h>
@@ -57,14 +60,21 @@ void report(const Json& j) {
   _exit(3);
 }
 
+// Commands arrive one line at a time; reading in blocks keeps a round's command to a system call or two
+// (a byte at a time, a 128-slot round cost hundreds of calls inside the timed window).
 bool read_line(int fd, std::string* line) {
+  static std::string pending;
   line->clear();
-  char c;
   for (;;) {
-    ssize_t n = read(fd, &c, 1);
+    if (size_t nl = pending.find('\n'); nl != std::string::npos) {
+      line->assign(pending, 0, nl);
+      pending.erase(0, nl + 1);
+      return true;
+    }
+    char block[4096];
+    ssize_t n = read(fd, block, sizeof block);
     if (n <= 0) return false;
-    if (c == '\n') return true;
-    line->push_back(c);
+    pending.append(block, static_cast<size_t>(n));
   }
 }
 
@@ -207,6 +217,18 @@ int main(int argc, char** argv) {
 #else
   // SECCOMP HOOK: sandbox/seccomp.h (kf::sandbox::apply_runner_seccomp) is called here once it exists.
 #endif
+  report({{"ok", true}, {"stage", "mapped"}});
+  std::string line;
+  for (;;) {
+    if (!read_line(cmd_fd, &line)) return 0;
+    Json cmd = Json::parse(line, nullptr, false);
+    std::string op = cmd.is_object() ? cmd.value("op", "") : "";
+    if (op == "load") break;
+    if (op == "exit") return 0;
+    if (op != "round" || !cmd.value("order", Json()).is_array() || !cmd["order"].empty())
+      fail("harness.protocol", "before the candidate is loaded only empty rounds, load and exit are served");
+    report(r.round(cmd["order"]));
+  }
   report({{"ok", true}, {"stage", "loading"}});
   std::string lib = job.at("library");
   void* handle = dlopen(lib.c_str(), RTLD_NOW | RTLD_LOCAL);
@@ -216,7 +238,6 @@ int main(int argc, char** argv) {
 
   report({{"ok", true}, {"ready", true}});
 
-  std::string line;
   while (read_line(cmd_fd, &line)) {
     Json cmd = Json::parse(line, nullptr, false);
     std::string op = cmd.is_object() ? cmd.value("op", "") : "";
