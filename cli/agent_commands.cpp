@@ -3,6 +3,7 @@
 
 #include "agent/campaign.h"
 #include "agent/gnuplot.h"
+#include "agent/kernelbench_import.h"
 #include "agent/report.h"
 #include "agent/report_html.h"
 #include "agent/report_plots.h"
@@ -203,6 +204,41 @@ void add_agent_commands(CLI::App& app, Registry& registry) {
     agent::ReverifyOptions o = *ro;
     if (*seed >= 0) o.seed = static_cast<uint64_t>(*seed);
     return agent::run_reverify(o);
+  });
+
+  // import
+  auto io = std::make_shared<agent::ImportOptions>();
+  auto level = std::make_shared<int>(0);
+  auto* import = app.add_subcommand(
+      "import", "Import published KernelBench runs (or solution files) and their claims into a corpus to re-verify");
+  import->add_option("sources", io->sources,
+                     "Run folders (level_<L>_problem_<P>_sample_<S>_kernel.py files and eval_results.json), folders "
+                     "of run folders, or .py solution files")
+      ->required();
+  import->add_option("--out", io->out, "Corpus folder to import into (importing again adds only what is new)")
+      ->required();
+  import->add_option("--kernelbench", io->kernelbench,
+                     "KernelBench's dataset folder (level1/, level2/, level3/): the problem of each number");
+  import->add_option("--level", *level, "Only solutions of this level (needed for a run folder of several)")
+      ->check(CLI::PositiveNumber);
+  import->add_option("--baseline", io->baseline,
+                     "KernelBench baseline timing file (baseline_time_torch*.json): claimed speedup = its mean / "
+                     "the solution's runtime (without it: runtimes only)");
+  import->add_option("--name", io->name, "Run name of the one run folder, or of the solution files (default: the "
+                                         "folder's name; \"files\")");
+  import->add_option("--problem", io->problem, "Problem file the single solution files solve");
+  registry.on_run(import, [=] {
+    agent::ImportOptions o = *io;
+    if (*level > 0) o.level = *level;
+    auto result = agent::import_kernelbench(o);
+    if (!result) {
+      log::error(result.error().message);
+      const std::string& code = result.error().code;
+      return code.rfind("import.", 0) == 0 || code.rfind("problems.", 0) == 0 ? kExitUsage : kExitHarness;
+    }
+    std::string text = agent::format_import_result(*result);
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    return kExitOk;
   });
 
   // status
