@@ -3,6 +3,7 @@
 
 #include "agent/campaign.h"
 #include "agent/gnuplot.h"
+#include "agent/import_report.h"
 #include "agent/kernelbench_import.h"
 #include "agent/report.h"
 #include "agent/report_html.h"
@@ -59,6 +60,7 @@ int print_report(const std::vector<std::string>& dirs, const ReportOptions& o, b
     return kExitUsage;
   }
   std::vector<agent::ConfigSummary> all;
+  agent::ImportReport imports;
   for (const auto& dir : dirs) {
     auto corpus = corpus::load(dir);
     if (!corpus) {
@@ -70,16 +72,20 @@ int print_report(const std::vector<std::string>& dirs, const ReportOptions& o, b
       log::error(rule.error().message);
       return kExitUsage;
     }
+    std::string folder;
+    if (compare) folder = std::filesystem::path(dir).filename().string().empty()
+                              ? dir
+                              : std::filesystem::path(dir).lexically_normal().filename().string();
     for (auto& s : agent::summarize(*corpus, *rule)) {
-      if (compare) s.run = std::filesystem::path(dir).filename().string().empty()
-                               ? dir
-                               : std::filesystem::path(dir).lexically_normal().filename().string();
+      s.run = folder;
       all.push_back(std::move(s));
     }
+    imports.append(agent::summarize_imports(*corpus, rule->reverify(), folder));
   }
   const std::string title = compare ? "kforge compare" : "kforge report: " + dirs.front();
   std::vector<agent::RenderedPlot> plots;
-  if (html || !o.figures_dir.empty()) {
+  // A folder of imports alone has no campaign figures to draw.
+  if ((html || !o.figures_dir.empty()) && (!all.empty() || imports.empty())) {
     auto rendered = render_plots(all, o);
     if (!rendered) {
       log::error(rendered.error().message);
@@ -87,9 +93,8 @@ int print_report(const std::vector<std::string>& dirs, const ReportOptions& o, b
     }
     plots = std::move(*rendered);
   }
-  std::string text = html      ? agent::format_html(all, plots, title)
-                     : compare ? agent::format_compare(all, *format)
-                               : agent::format_report(all, *format, title);
+  std::string text = html ? agent::format_html(all, plots, title, imports)
+                          : agent::format_with_imports(all, imports, *format, title);
   std::fwrite(text.data(), 1, text.size(), stdout);
   return kExitOk;
 }
@@ -193,6 +198,8 @@ void add_agent_commands(CLI::App& app, Registry& registry) {
   reverify->add_option("--seed", *seed, "Seed of the first trial (default: random, printed)")
       ->check(CLI::NonNegativeNumber);
   reverify->add_flag("--best-only", ro->best_only, "Only each (problem, configuration, sample)'s best kernel");
+  reverify->add_flag("--all", ro->all,
+                     "Imported solutions: every one, not only those their run claimed correct");
   reverify->add_flag("--allow-vendor-libs", ro->allow_vendor_libs, "Allow cuBLAS, cuDNN and other vendor libraries");
   reverify->add_flag("--allow-reduced-precision", ro->allow_reduced_precision,
                      "Accept TF32/fp16/bf16 arithmetic on fp32 problems (only flagged)");
