@@ -22,6 +22,8 @@ namespace kb = kernelbench;
 namespace {
 
 constexpr int kWarningsLoggedPerRun = 20;  // the rest stay on the records
+// A model's solution is a few KiB; a published folder may hold anything under that name.
+constexpr uintmax_t kMaxSolutionBytes = 4u << 20;
 
 struct SourceRun {
   std::string name;
@@ -68,6 +70,11 @@ SourceRun run_folder(const fs::path& dir) {
   for (const auto& e : fs::directory_iterator(dir, ec)) {
     const std::string n = e.path().filename().string();
     if (!e.is_regular_file(ec)) continue;
+    // A published folder's link could name any file of this machine (a key): it is not followed.
+    if (e.is_symlink(ec)) {
+      log::warn(e.path().string() + ": a symbolic link; ignored");
+      continue;
+    }
     if (kb::parse_solution_name(n)) r.files.push_back(e.path());
     else if (n.size() > 10 && n.compare(n.size() - 10, 10, "_kernel.py") == 0)
       log::warn(e.path().string() + ": not named level_<L>_problem_<P>_sample_<S>_kernel.py; ignored");
@@ -186,6 +193,17 @@ std::string safe(const std::string& s) {
   std::string out;
   for (char c : s) out += (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.') ? c : '_';
   return out;
+}
+
+// The solution's text, unless it cannot be read or is too large to be one.
+Result<std::string> read_solution(const fs::path& file) {
+  std::error_code ec;
+  const uintmax_t size = fs::file_size(file, ec);
+  if (ec) return make_error("io.read", "cannot read '" + file.string() + "': " + ec.message());
+  if (size > kMaxSolutionBytes)
+    return make_error("import.too_large", file.string() + " holds " + std::to_string(size) +
+                                              " bytes, more than the 4 MiB a solution may have");
+  return read_file(file.string());
 }
 
 using IdentityKey = std::tuple<std::string, int, int, int, std::string>;  // run, level, problem, sample, sha256
@@ -317,7 +335,7 @@ class Importer {
 
   Status add(const SourceRun& run, const fs::path& file, kb::SolutionName id, const ProblemInfo& problem,
              corpus::Claim claim, const kb::EvalEntry* entry, const std::string& note, ImportedRun& out) {
-    auto text = read_file(file.string());
+    auto text = read_solution(file);
     if (!text) {
       ++out.skipped;
       warn(out, text.error().message + "; not imported");
@@ -339,8 +357,11 @@ class Importer {
     // A changed file under the same (run, problem, sample) is a new version of that solution.
     int& turn = turns_[{run.name, problem.name, id.sample}];
     r.turn = ++turn;
-    const std::string stem = safe(run.name) + "__" + safe(file.stem().string()) +
-                             (r.turn > 1 ? "__v" + std::to_string(r.turn) : "");
+    std::string stem = safe(run.name) + "__" + safe(file.stem().string()) +
+                       (r.turn > 1 ? "__v" + std::to_string(r.turn) : "");
+    // Two run names can make the same safe stem ("a b", "a_b"): never overwrite another solution.
+    std::error_code ec;
+    if (fs::exists(fs::path(writer_.dir()) / "sources" / (stem + ".py"), ec)) stem += "__" + sha.substr(0, 12);
     auto rel = writer_.write_companion("sources", stem + ".py", *text);
     if (!rel) return rel.error();
     r.source = corpus::SourceRef{*rel, sha};

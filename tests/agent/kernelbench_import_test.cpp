@@ -230,6 +230,26 @@ TEST_F(Import, BadSourcesAreUsageErrors) {
   EXPECT_FALSE(fs::exists(dir_ + "/nowhere"));
 }
 
+TEST_F(Import, LinksAreNotFollowedAndSourcesNeverOverwriteEachOther) {
+  const std::string solution = kFixture + "/runs/toy_run/level_1_problem_1_sample_0_kernel.py";
+  for (const char* name : {"a b", "a_b"}) {
+    const std::string run = dir_ + "/" + name;
+    fs::create_directories(run);
+    fs::copy_file(solution, run + "/level_1_problem_1_sample_0_kernel.py");
+    fs::create_symlink(solution, run + "/level_1_problem_1_sample_1_kernel.py");
+  }
+  auto o = toy_options(out());
+  o.sources = {dir_ + "/a b", dir_ + "/a_b"};
+  auto r = import_kernelbench(o);
+  ASSERT_TRUE(r) << r.error().message;
+  ASSERT_EQ(r->runs.size(), 2u);
+  EXPECT_EQ(r->runs[0].solutions, 1);  // the link is ignored
+  auto rs = imported_records(out());
+  ASSERT_EQ(rs.size(), 2u);
+  EXPECT_NE(rs[0].source->path, rs[1].source->path);
+  for (const auto& x : rs) EXPECT_EQ(sha256_hex(*read_file(out() + "/" + x.source->path)), x.source->sha256);
+}
+
 TEST_F(Import, NotIntoACampaignFolder) {
   fs::create_directories(out());
   std::ofstream(out() + "/run.json") << R"({"run_id": "run-x", "inputs": {"configs": {"a": {}}, "problems": {}}})";
