@@ -122,6 +122,36 @@ Result<ManifestSession> begin_session(const std::string& dir, const nlohmann::js
   });
 }
 
+Result<ImportSession> record_import(const std::string& dir, const nlohmann::json& entry) {
+  const std::string path = (fs::path(dir) / "run.json").string();
+  return with_lock<ImportSession>(dir, [&]() -> Result<ImportSession> {
+    auto read = read_manifest(path);
+    if (!read) return read.error();
+    nlohmann::json m = *read;
+    if (!m.is_object()) {
+      std::string id = "import-" + corpus::utc_now_iso().substr(0, 19) + "-" + random_hex(6);
+      for (char& c : id)
+        if (c == ':') c = '-';
+      m = {{"schema", corpus::kSchema},
+           {"run_id", id},
+           {"created_at", corpus::utc_now_iso()},
+           {"kforge_version", kVersion},
+           {"inputs", {{"backend", ""}, {"prompts_sha256", ""}, {"configs", nlohmann::json::object()},
+                       {"problems", nlohmann::json::object()}}},
+           {"sessions", 0},
+           {"imports", nlohmann::json::array()}};
+    } else if (!m.value("inputs", nlohmann::json::object()).value("configs", nlohmann::json::object()).empty()) {
+      return make_error("import.campaign_folder", "'" + dir +
+                                                      "' holds a campaign (`kforge run`): import into a folder of "
+                                                      "its own (--out NEW_DIR); `kforge compare` puts both side by side");
+    }
+    if (!m.contains("imports") || !m["imports"].is_array()) m["imports"] = nlohmann::json::array();
+    m["imports"].push_back(entry);
+    if (auto st = write_file_atomic(path, m.dump(2) + "\n"); !st) return st.error();
+    return ImportSession{m.value("run_id", ""), static_cast<int>(m["imports"].size())};
+  });
+}
+
 Status record_environment(const std::string& dir, const nlohmann::json& environment) {
   const std::string path = (fs::path(dir) / "run.json").string();
   return with_lock<Ok>(dir, [&]() -> Status {

@@ -28,6 +28,16 @@ struct ManifestSession {
 Result<ManifestSession> begin_session(const std::string& dir, const nlohmann::json& inputs, bool allow_changed,
                                       const std::string& shard);
 
+struct ImportSession {
+  std::string run_id;
+  int number = 1;  // this import's place in run.json's "imports", from 1
+};
+
+// For `kforge import`: creates DIR/run.json when missing (a folder of imports: no configurations or
+// problems of a campaign) and appends `entry` to its "imports" list, under the lock. A folder a campaign
+// wrote is refused: imports go to a folder of their own.
+Result<ImportSession> record_import(const std::string& dir, const nlohmann::json& entry);
+
 // Sets environment_last (under the lock).
 Status record_environment(const std::string& dir, const nlohmann::json& environment);
 

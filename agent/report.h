@@ -92,6 +92,10 @@ struct ReportTable {
   std::vector<std::vector<std::string>> rows;
 };
 std::vector<ReportTable> report_tables(const std::vector<ConfigSummary>& summaries);
+// A table as markdown: "## heading" (when it has one), then the table.
+std::string markdown_table(const ReportTable& table);
+// A csv field, quoted when it holds a comma, a quote or a newline.
+std::string csv_field(const std::string& text);
 // Categories present in any summary: the known ones in their order, then any others by name.
 std::vector<std::string> report_categories(const std::vector<ConfigSummary>& summaries);
 // A configuration's column (and series) name: its name, or "run: name" in compare.
@@ -100,8 +104,8 @@ std::string column_name(const ConfigSummary& s);
 std::vector<std::string> report_notes(const std::vector<ConfigSummary>& summaries);
 
 // `kforge report DIR`: one corpus. `kforge compare DIR...`: the configurations of several corpora side
-// by side (the "run" column tells them apart). The html format is report_html.h's.
+// by side (the "run" column tells them apart; title "kforge compare"). The html format is report_html.h's;
+// with imported solutions, format_with_imports (import_report.h).
 std::string format_report(const std::vector<ConfigSummary>& summaries, ReportFormat format, const std::string& title);
-std::string format_compare(const std::vector<ConfigSummary>& summaries, ReportFormat format);
 
 }  // namespace kf::agent

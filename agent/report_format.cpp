@@ -55,22 +55,6 @@ std::string unverified_text(const ConfigSummary& s) {
   return parts.empty() ? out : out + " (not verified: " + parts + ")";
 }
 
-std::string markdown_table(const ReportTable& t) {
-  std::ostringstream o;
-  if (!t.heading.empty()) o << "## " << t.heading << "\n\n";
-  o << "|";
-  for (const auto& h : t.header) o << " " << h << " |";
-  o << "\n|";
-  for (size_t i = 0; i < t.header.size(); ++i) o << "---|";
-  o << "\n";
-  for (const auto& row : t.rows) {
-    o << "|";
-    for (const auto& cell : row) o << " " << cell << " |";
-    o << "\n";
-  }
-  return o.str();
-}
-
 std::string markdown(const std::vector<ConfigSummary>& ss, const std::string& title) {
   std::ostringstream o;
   o << "# " << title << "\n\n";
@@ -85,12 +69,6 @@ std::string markdown(const std::vector<ConfigSummary>& ss, const std::string& ti
   return o.str();
 }
 
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string q = "\"";
-  for (char c : s) q += (c == '"') ? std::string("\"\"") : std::string(1, c);
-  return q + "\"";
-}
 
 std::string csv(const std::vector<ConfigSummary>& ss) {
   std::ostringstream o;
@@ -128,6 +106,29 @@ std::string csv(const std::vector<ConfigSummary>& ss) {
 }
 
 }  // namespace
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string q = "\"";
+  for (char c : s) q += (c == '"') ? std::string("\"\"") : std::string(1, c);
+  return q + "\"";
+}
+
+std::string markdown_table(const ReportTable& t) {
+  std::ostringstream o;
+  if (!t.heading.empty()) o << "## " << t.heading << "\n\n";
+  o << "|";
+  for (const auto& h : t.header) o << " " << h << " |";
+  o << "\n|";
+  for (size_t i = 0; i < t.header.size(); ++i) o << "---|";
+  o << "\n";
+  for (const auto& row : t.rows) {
+    o << "|";
+    for (const auto& cell : row) o << " " << cell << " |";
+    o << "\n";
+  }
+  return o.str();
+}
 
 std::vector<ReportTable> report_tables(const std::vector<ConfigSummary>& ss) {
   using Row = std::pair<std::string, std::function<std::string(const ConfigSummary&)>>;
@@ -234,10 +235,6 @@ std::string format_report(const std::vector<ConfigSummary>& ss, ReportFormat for
     }
   }
   return "";
-}
-
-std::string format_compare(const std::vector<ConfigSummary>& ss, ReportFormat format) {
-  return format_report(ss, format, "kforge compare");
 }
 
 }  // namespace kf::agent

@@ -122,16 +122,27 @@ std::string embeddable_svg(const std::string& svg, const std::string& prefix, co
 }
 
 std::string format_html(const std::vector<ConfigSummary>& ss, const std::vector<RenderedPlot>& plots,
-                        const std::string& title) {
+                        const std::string& title, const ImportReport& imports) {
   std::ostringstream o;
   o << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
     << "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
     << "<meta name=\"generator\" content=\"kforge " << kVersion << "\">\n"
     << "<title>" << html_escape(title) << "</title>\n<style>" << kStyle << "</style>\n</head>\n<body>\n";
   o << "<h1>" << html_escape(title) << "</h1>\n<p class=\"sub\">kforge " << kVersion << " &middot; " << ss.size()
-    << (ss.size() == 1 ? " configuration" : " configurations") << "</p>\n";
+    << (ss.size() == 1 ? " configuration" : " configurations");
+  if (!imports.empty())
+    o << " &middot; " << imports.solutions.size() << " imported solutions from " << imports.runs.size()
+      << (imports.runs.size() == 1 ? " run" : " runs");
+  o << "</p>\n";
+  auto import_section = [&] {
+    for (const auto& t : import_tables(imports))
+      o << "<h2>" << html_escape(t.heading) << "</h2>\n" << html_table(t);
+    for (const auto& note : import_notes(imports)) o << "<p>" << prose(note) << "</p>\n";
+  };
   if (ss.empty()) {
-    o << "<p>No evaluations recorded yet.</p>\n</body>\n</html>\n";
+    if (imports.empty()) o << "<p>No evaluations recorded yet.</p>\n";
+    else import_section();
+    o << "</body>\n</html>\n";
     return o.str();
   }
   o << "<p class=\"intro\">A <b>unit</b> is one conversation of a configuration (model setup) with one problem "
@@ -162,6 +173,7 @@ std::string format_html(const std::vector<ConfigSummary>& ss, const std::vector<
       o << embeddable_svg(p.svg, p.plot.id + "-", p.plot.series) << "\n";
     o << "<figcaption>" << prose(p.plot.definition) << "</figcaption>\n</figure>\n";
   }
+  if (!imports.empty()) import_section();
   o << "</body>\n</html>\n";
   return o.str();
 }

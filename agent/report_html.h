@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "agent/import_report.h"
 #include "agent/report.h"
 #include "agent/report_plots.h"
 
@@ -20,8 +21,10 @@ struct RenderedPlot {
 // plot-clause group after its series (class="series", data-series and a <title> tooltip).
 std::string embeddable_svg(const std::string& svg, const std::string& prefix, const std::vector<std::string>& series);
 
+// With imported solutions (agent/import_report.h), their tables follow the campaign's; a folder of
+// imports alone gets those tables only.
 std::string format_html(const std::vector<ConfigSummary>& summaries, const std::vector<RenderedPlot>& plots,
-                        const std::string& title);
+                        const std::string& title, const ImportReport& imports = {});
 
 // Text for HTML element content and attribute values.
 std::string html_escape(const std::string& text);

@@ -2,11 +2,13 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <map>
 #include <mutex>
 #include <random>
 #include <thread>
 #include <vector>
 
+#include "agent/claim_check.h"
 #include "agent/evaluator_pool.h"
 #include "agent/reverify_rule.h"
 #include "core/exit_codes.h"
@@ -14,6 +16,7 @@
 #include "core/format.h"
 #include "core/hash.h"
 #include "core/log.h"
+#include "core/time.h"
 #include "corpus/reader.h"
 #include "evaluator/evaluator.h"
 #include "evaluator/pool.h"
@@ -34,6 +37,38 @@ std::string speedup_text(const nlohmann::json& x) {
   return x.is_number() ? format_fixed(x.get<double>(), 3) + "x" : std::string("-");
 }
 
+nlohmann::json problem_json(const corpus::ProblemRef& p) {
+  return {{"name", p.name}, {"file_hash", p.file_hash}, {"category", p.category}, {"path", p.path}};
+}
+
+// The stored source judged afresh against its problem, unless either changed since it was recorded.
+struct Fresh {
+  std::string status;  // problem_changed | source_missing; "" when judged
+  std::string detail;
+  nlohmann::json verdict;
+  nlohmann::json evaluator;
+};
+
+Fresh judge_stored(const corpus::Record& r, const std::string& dir, eval::EvaluatorPool& pool) {
+  Fresh f;
+  const std::string source_rel = r.source ? r.source->path : "";
+  auto phash = sha256_file(r.problem.path);
+  auto source = read_file((fs::path(dir) / source_rel).string());
+  if (!phash || *phash != r.problem.file_hash) {
+    f.status = "problem_changed";
+    f.detail = "problem file '" + r.problem.path + "' is missing or no longer matches the recorded hash";
+  } else if (!source || !r.source || sha256_hex(*source) != r.source->sha256) {
+    f.status = "source_missing";
+    f.detail = "source '" + source_rel + "' is missing or no longer matches the recorded hash";
+  } else {
+    auto lease = pool.acquire();
+    auto v = lease.evaluator().evaluate_file(r.problem.path, fs::absolute(fs::path(dir) / source_rel).string());
+    f.evaluator = evaluator_ref(lease.slot()).to_json();
+    f.verdict = v.to_json();
+  }
+  return f;
+}
+
 // One kernel's re-judgement (judged by whichever evaluator of the pool is free).
 struct Rejudged {
   nlohmann::json result;
@@ -46,32 +81,21 @@ Rejudged rejudge(const corpus::Record& r, const std::string& dir, eval::Evaluato
   Rejudged out;
   nlohmann::json& res = out.result;
   res = {{"config", r.config},
-         {"problem",
-          {{"name", r.problem.name}, {"file_hash", r.problem.file_hash}, {"category", r.problem.category},
-           {"path", r.problem.path}}},
+         {"problem", problem_json(r.problem)},
          {"sample", r.sample},
          {"turn", r.turn},
          {"best", r.best},
          {"claimed_speedup", claimed.value("speedup", nlohmann::json())}};
-  std::string status;
-  nlohmann::json now;
-  const std::string source_rel = r.source ? r.source->path : "";
-  auto phash = sha256_file(r.problem.path);
-  auto source = read_file((fs::path(dir) / source_rel).string());
-  if (!phash || *phash != r.problem.file_hash) {
-    status = "problem_changed";
-    res["detail"] = "problem file '" + r.problem.path + "' is missing or no longer matches the recorded hash";
-  } else if (!source || !r.source || sha256_hex(*source) != r.source->sha256) {
-    status = "source_missing";
-    res["detail"] = "source '" + source_rel + "' is missing or no longer matches the recorded hash";
-  } else {
-    auto lease = pool.acquire();
-    auto v = lease.evaluator().evaluate_file(r.problem.path, fs::absolute(fs::path(dir) / source_rel).string());
-    res["evaluator"] = evaluator_ref(lease.slot()).to_json();
-    now = v.to_json();
-    status = v.verdict == "harness_error" ? "harness_error" : reverify_status(claimed, now);
+  Fresh f = judge_stored(r, dir, pool);
+  const nlohmann::json& now = f.verdict;
+  std::string status = f.status;
+  if (status.empty()) {
+    res["evaluator"] = f.evaluator;
+    status = now.value("verdict", "") == "harness_error" ? "harness_error" : reverify_status(claimed, now);
     res["verdict"] = now;
     res["speedup"] = now.value("speedup", nlohmann::json());
+  } else {
+    res["detail"] = f.detail;
   }
   res["status"] = status;
   // The claim as `kforge report` now counts it: interval above 1.0 and held here.
@@ -84,6 +108,53 @@ Rejudged rejudge(const corpus::Record& r, const std::string& dir, eval::Evaluato
   return out;
 }
 
+// An imported solution's re-judgement: its claim against kforge's verdict (agent/claim_check.h).
+Rejudged rejudge_imported(const corpus::Record& r, const std::string& dir, eval::EvaluatorPool& pool) {
+  Rejudged out;
+  nlohmann::json& res = out.result;
+  const corpus::Claim claim = r.claim.value_or(corpus::Claim{});
+  const corpus::ImportOrigin origin = r.imported.value_or(corpus::ImportOrigin{});
+  auto opt = [](const auto& v) { return v ? nlohmann::json(*v) : nlohmann::json(); };
+  res = {{"kind", "imported"},
+         {"config", r.config},
+         {"problem", problem_json(r.problem)},
+         {"sample", r.sample},
+         {"turn", r.turn},
+         {"run", origin.run},
+         {"level", origin.level},
+         {"problem_number", origin.problem_number},
+         {"claimed",
+          {{"compiled", opt(claim.compiled)},
+           {"correct", opt(claim.correct)},
+           {"runtime_ms", opt(claim.runtime_ms)},
+           {"speedup", opt(claim.speedup)},
+           {"hardware", claim.hardware}}},
+         {"claimed_speedup", opt(claim.speedup)}};
+  Fresh f = judge_stored(r, dir, pool);
+  if (!f.status.empty()) {
+    res["status"] = f.status;
+    res["detail"] = f.detail;
+    return out;
+  }
+  const ClaimCheck c = check_claim(claim, f.verdict);
+  res["evaluator"] = f.evaluator;
+  res["status"] = c.status;
+  res["reason"] = c.reason;
+  res["hack_class"] = c.hack_class;
+  res["detail"] = c.detail;
+  res["verdict"] = f.verdict;
+  res["speedup"] = f.verdict.value("speedup", nlohmann::json());
+  out.interval = speedup_interval(f.verdict);
+  res["interval"] = interval_json(out.interval);
+  return out;
+}
+
+std::string reason_cell(const nlohmann::json& res) {
+  std::string hack = res.value("hack_class", ""), reason = res.value("reason", "");
+  std::string t = hack.empty() ? reason : hack + " (" + reason + ")";
+  return t.empty() ? "-" : t;
+}
+
 }  // namespace
 
 int run_reverify(const ReverifyOptions& o) {
@@ -92,9 +163,14 @@ int run_reverify(const ReverifyOptions& o) {
     log::error(corpus.error().message);
     return kExitUsage;
   }
-  std::vector<const corpus::Record*> kernels;
+  // Campaign kernels first, then imported solutions: each kind has a table of its own.
+  std::vector<const corpus::Record*> kernels, imported;
   std::string backend_name = o.backend;
   for (const auto& r : corpus->records) {
+    if (r.kind == corpus::Kind::imported) {
+      if (o.all || r.claimed_correct()) imported.push_back(&r);
+      continue;
+    }
     if (!r.correct()) continue;
     if (o.best_only && !r.best) continue;
     kernels.push_back(&r);
@@ -132,64 +208,112 @@ int run_reverify(const ReverifyOptions& o) {
     log::error(pool.error().message);
     return kExitHarness;
   }
-  log::info("re-verifying " + std::to_string(kernels.size()) + " correct kernels from " + o.dir + " (backend " +
-            backend_name + ", seed " + std::to_string(seed) + ", " + std::to_string((*pool)->size()) +
-            " evaluator(s))");
+  const size_t total = kernels.size() + imported.size();
+  std::string what = std::to_string(kernels.size()) + " correct kernels";
+  const std::string solutions =
+      std::to_string(imported.size()) + (o.all ? " imported solutions" : " claimed-correct imported solutions");
+  if (!imported.empty()) what = kernels.empty() ? solutions : what + " and " + solutions;
+  log::info("re-verifying " + what + " from " + o.dir + " (backend " + backend_name + ", seed " +
+            std::to_string(seed) + ", " + std::to_string((*pool)->size()) + " evaluator(s))");
 
-  // Workers take kernels in corpus order; rows print in that order as soon as each one's turn comes.
-  std::vector<std::optional<Rejudged>> done(kernels.size());
+  // Workers take jobs in order; rows print in that order as soon as each one's turn comes.
+  auto record_of = [&](size_t i) { return i < kernels.size() ? kernels[i] : imported[i - kernels.size()]; };
+  std::vector<std::optional<Rejudged>> done(total);
   nlohmann::json results = nlohmann::json::array();
   int holds = 0, failed = 0, claimed_faster = 0, verified = 0;
+  std::map<std::string, int> imported_status, imported_classes;
   std::mutex mu;
   size_t next = 0, printed = 0;
+  const double started = now_s();
+  const size_t progress_every = total / 20;  // long runs: a line every 5% of the jobs
   auto print_ready = [&] {  // under mu
-    for (; printed < kernels.size() && done[printed]; ++printed) {
+    for (; printed < total && done[printed]; ++printed) {
       const auto& d = *done[printed];
       const auto& res = d.result;
       const std::string status = res["status"];
-      if (status == "holds") ++holds;
-      else ++failed;
-      if (d.judged.faster()) ++claimed_faster;
-      if (d.judged.verified()) ++verified;
-      std::printf("| %s | %s | %d | %d | %s | %s | %s | %s | %s |\n", res["config"].get<std::string>().c_str(),
-                  kernels[printed]->problem.name.c_str(), res["sample"].get<int>(), res["turn"].get<int>(),
-                  speedup_text(res["claimed_speedup"]).c_str(), interval_text(d.claimed_interval).c_str(),
-                  speedup_text(res.value("speedup", nlohmann::json())).c_str(), interval_text(d.interval).c_str(),
-                  status.c_str());
+      const corpus::Record& r = *record_of(printed);
+      if (printed < kernels.size()) {
+        if (status == "holds") ++holds;
+        else ++failed;
+        if (d.judged.faster()) ++claimed_faster;
+        if (d.judged.verified()) ++verified;
+        std::printf("| %s | %s | %d | %d | %s | %s | %s | %s | %s |\n", res["config"].get<std::string>().c_str(),
+                    r.problem.name.c_str(), res["sample"].get<int>(), res["turn"].get<int>(),
+                    speedup_text(res["claimed_speedup"]).c_str(), interval_text(d.claimed_interval).c_str(),
+                    speedup_text(res.value("speedup", nlohmann::json())).c_str(), interval_text(d.interval).c_str(),
+                    status.c_str());
+      } else {
+        if (printed == kernels.size()) {
+          if (!kernels.empty()) std::printf("\n");
+          std::printf("| run | problem | sample | claimed | now | now spread | status | reason |\n");
+          std::printf("|---|---|---|---|---|---|---|---|\n");
+        }
+        ++imported_status[status];
+        if (status == "rejected") ++imported_classes[res.value("hack_class", "other")];
+        if (r.claimed_correct() && status != "holds") ++failed;
+        std::printf("| %s | %s | %d | %s | %s | %s | %s | %s |\n", res["run"].get<std::string>().c_str(),
+                    r.problem.name.c_str(), res["sample"].get<int>(), speedup_text(res["claimed_speedup"]).c_str(),
+                    speedup_text(res.value("speedup", nlohmann::json())).c_str(), interval_text(d.interval).c_str(),
+                    status.c_str(), reason_cell(res).c_str());
+      }
       std::fflush(stdout);
       results.push_back(res);
+      if (progress_every > 0 && (printed + 1) % progress_every == 0 && printed + 1 < total) {
+        const double elapsed = now_s() - started, per_job = elapsed / static_cast<double>(printed + 1);
+        log::info("reverify: " + std::to_string(printed + 1) + "/" + std::to_string(total) + " done in " +
+                  format_fixed(elapsed, 0) + " s, about " +
+                  format_fixed(per_job * static_cast<double>(total - printed - 1), 0) + " s left");
+      }
     }
   };
-  std::printf("| config | problem | sample | turn | claimed | claimed spread | now | now spread | status |\n");
-  std::printf("|---|---|---|---|---|---|---|---|---|\n");
+  const bool kernel_table = !kernels.empty() || imported.empty();
+  if (kernel_table) {
+    std::printf("| config | problem | sample | turn | claimed | claimed spread | now | now spread | status |\n");
+    std::printf("|---|---|---|---|---|---|---|---|---|\n");
+  }
   std::vector<std::thread> workers;
-  for (size_t w = 0; w < std::min((*pool)->size(), kernels.size()); ++w)
+  for (size_t w = 0; w < std::min((*pool)->size(), total); ++w)
     workers.emplace_back([&] {
       while (true) {
         size_t i;
         {
           std::lock_guard lock(mu);
-          if (next >= kernels.size()) return;
+          if (next >= total) return;
           i = next++;
         }
-        Rejudged r = rejudge(*kernels[i], o.dir, **pool);
+        const corpus::Record& r = *record_of(i);
+        Rejudged j = i < kernels.size() ? rejudge(r, o.dir, **pool) : rejudge_imported(r, o.dir, **pool);
         std::lock_guard lock(mu);
-        done[i] = std::move(r);
+        done[i] = std::move(j);
         print_ready();
       }
     });
   for (auto& t : workers) t.join();
 
-  std::printf("\n%d of %zu claimed speedups hold within the measured spread; %d do not.\n", holds, kernels.size(),
-              failed);
-  std::printf("%d of the %d kernels claimed faster than the baseline are verified speedups (interval above 1.0 "
-              "and held here).\n",
-              verified, claimed_faster);
+  if (kernel_table) {
+    std::printf("\n%d of %zu claimed speedups hold within the measured spread; %zu do not.\n", holds, kernels.size(),
+                kernels.size() - static_cast<size_t>(holds));
+    std::printf("%d of the %d kernels claimed faster than the baseline are verified speedups (interval above 1.0 "
+                "and held here).\n",
+                verified, claimed_faster);
+  }
+  if (!imported.empty()) {
+    std::string counts, classes;
+    for (const auto& [st, n] : imported_status) counts += (counts.empty() ? "" : ", ") + std::to_string(n) + " " + st;
+    for (const auto& [c, n] : imported_classes) classes += (classes.empty() ? "" : ", ") + c + " " + std::to_string(n);
+    if (!classes.empty()) classes = " Rejected by hack class: " + classes + ".";
+    std::printf("\nImported solutions re-verified: %zu: %s.%s\n", imported.size(), counts.c_str(), classes.c_str());
+  }
   std::fflush(stdout);
   nlohmann::json doc = {{"corpus", o.dir},      {"seed", seed},         {"backend", backend_name},
-                        {"holds", holds},       {"not_holding", failed}, {"claimed_faster", claimed_faster},
-                        {"verified_speedups", verified}, {"recorded_at", corpus::utc_now_iso()},
-                        {"kernels", results}};
+                        {"holds", holds},       {"not_holding", static_cast<int>(kernels.size()) - holds},
+                        {"claimed_faster", claimed_faster}, {"verified_speedups", verified},
+                        {"recorded_at", corpus::utc_now_iso()}, {"kernels", results}};
+  if (!imported.empty())
+    doc["imported"] = {{"solutions", imported.size()},
+                       {"all", o.all},
+                       {"by_status", imported_status},
+                       {"rejected_by_class", imported_classes}};
   if (auto env = (*pool)->evaluator(0).environment(); env) doc["environment"] = env->to_json();
   doc["evaluators"] = nlohmann::json::array();
   for (size_t i = 0; i < (*pool)->size(); ++i) doc["evaluators"].push_back(evaluator_ref((*pool)->slot(i)).to_json());

@@ -1,6 +1,7 @@
 #pragma once
 // `kforge reverify DIR`: re-judges every correct kernel of a corpus with new seeds and a freshly
-// timed baseline, and says which claimed speedups hold within the measured spread. The results go to
+// timed baseline, and says which claimed speedups hold within the measured spread; imported solutions
+// (`kforge import`) are judged against their run's claim (agent/claim_check.h). The results go to
 // DIR/reverify.json (where `kforge report` finds them) and, with --out, to that file too. Kernels are spread
 // over the evaluators of --gpus / --evaluators; the table keeps the corpus order.
 #include <cstdint>
@@ -16,6 +17,7 @@ struct ReverifyOptions {
   std::string python;
   std::optional<uint64_t> seed; // default: a fresh random seed, recorded in the output
   bool best_only = false;       // only each unit's best kernel
+  bool all = false;             // imported solutions: every one, not only those their run called correct
   bool allow_vendor_libs = false;
   bool allow_reduced_precision = false;
   std::string gpus;             // --gpus: "" (all visible on cuda, 1 on host), "all", or "0,1,..."

@@ -42,14 +42,33 @@ std::optional<SpeedupInterval> speedup_interval(const nlohmann::json& v) {
   return i;
 }
 
+namespace {
+
+// Which side of 1.0 a range lies on entirely: +1 above, -1 below, 0 neither.
+int side_of_one(const SpeedupInterval& r) { return r.low > 1.0 ? 1 : r.high < 1.0 ? -1 : 0; }
+
+}  // namespace
+
+bool speedup_supported(const SpeedupFigure& claimed, const SpeedupFigure& measured) {
+  const SpeedupInterval c = claimed.interval.value_or(SpeedupInterval{claimed.value, claimed.value});
+  const SpeedupInterval m = measured.interval.value_or(SpeedupInterval{measured.value, measured.value});
+  if (side_of_one(c) != 0 && side_of_one(c) == side_of_one(m)) return true;
+  if (measured.interval) return c.low <= m.high && m.low <= c.high;
+  return std::fabs(claimed.value - measured.value) <= 0.1 * std::max(claimed.value, measured.value);
+}
+
+std::optional<SpeedupFigure> speedup_figure(const nlohmann::json& v) {
+  if (!v.is_object() || !v.contains("speedup") || !v["speedup"].is_number()) return std::nullopt;
+  const double s = v["speedup"].get<double>();
+  if (!std::isfinite(s)) return std::nullopt;
+  return SpeedupFigure{s, speedup_interval(v)};
+}
+
 std::string reverify_status(const nlohmann::json& claimed, const nlohmann::json& now) {
   if (!now.value("correct", false)) return "now_incorrect";
-  auto ci = speedup_interval(claimed), ni = speedup_interval(now);
-  if (ci && ni) return (ci->low <= ni->high && ni->low <= ci->high) ? "holds" : "not_reproduced";
-  auto cs = claimed.value("speedup", nlohmann::json()), ns = now.value("speedup", nlohmann::json());
-  if (!cs.is_number() || !ns.is_number()) return "holds";  // correctness re-verified; no timing to compare
-  double a = cs.get<double>(), b = ns.get<double>();
-  return std::fabs(a - b) <= 0.1 * std::max(a, b) ? "holds" : "not_reproduced";
+  auto c = speedup_figure(claimed), n = speedup_figure(now);
+  if (!c || !n) return "holds";  // correctness re-verified; no timing to compare
+  return speedup_supported(*c, *n) ? "holds" : "not_reproduced";
 }
 
 Result<std::optional<ReverifyResults>> ReverifyResults::load(const std::string& dir) {
@@ -81,17 +100,23 @@ Result<ReverifyResults> ReverifyResults::parse(const nlohmann::json& doc, const 
       continue;
     Key key{k["config"].get<std::string>(), k["problem"]["name"].get<std::string>(), k["sample"].get<int>(),
             k["turn"].get<int>()};
-    out.entries_[key] = Entry{k["status"].get<std::string>(), k["problem"].value("file_hash", "")};
+    out.entries_[key] = Entry{k["problem"].value("file_hash", ""), k};
   }
   return out;
 }
 
-std::optional<std::string> ReverifyResults::status_of(const corpus::Record& r) const {
+const nlohmann::json* ReverifyResults::entry_of(const corpus::Record& r) const {
   auto it = entries_.find({r.config, r.problem.name, r.sample, r.turn});
-  if (it == entries_.end()) return std::nullopt;
+  if (it == entries_.end()) return nullptr;
   const std::string& hash = r.problem.file_hash;
-  if (!it->second.file_hash.empty() && !hash.empty() && it->second.file_hash != hash) return std::nullopt;
-  return it->second.status;
+  if (!it->second.file_hash.empty() && !hash.empty() && it->second.file_hash != hash) return nullptr;
+  return &it->second.entry;
+}
+
+std::optional<std::string> ReverifyResults::status_of(const corpus::Record& r) const {
+  const nlohmann::json* e = entry_of(r);
+  if (!e) return std::nullopt;
+  return (*e)["status"].get<std::string>();
 }
 
 const char* to_string(SpeedupCheck c) {

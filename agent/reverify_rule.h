@@ -27,9 +27,24 @@ struct SpeedupInterval {
 // [baseline p10 / candidate p90, baseline p90 / candidate p10]. nullopt without those figures.
 std::optional<SpeedupInterval> speedup_interval(const nlohmann::json& verdict);
 
-// Does a re-measurement support a claim? "holds" when still correct and the claimed and new speedup
-// intervals overlap (without spreads: within 10% of each other); else "not_reproduced" or
-// "now_incorrect".
+// A speedup as recorded: the figure and, where the timing spread is known, its interval.
+struct SpeedupFigure {
+  double value = 0;
+  std::optional<SpeedupInterval> interval;
+};
+
+// The one rule for "a measurement supports a claimed speedup", for kernels of a campaign and for imported
+// solutions alike: the claimed interval (a claim without a spread: its figure) overlaps the measured
+// interval (without a measured spread: the two figures are within 10% of each other), or claim and
+// measurement lie entirely on the same side of 1.0 (both faster than the baseline, or both slower).
+bool speedup_supported(const SpeedupFigure& claimed, const SpeedupFigure& measured);
+
+// A verdict's speedup with its interval; nullopt when the verdict has no speedup.
+std::optional<SpeedupFigure> speedup_figure(const nlohmann::json& verdict);
+
+// Does a re-measurement support a claim? "holds" when still correct and the claimed speedup is supported
+// (speedup_supported; a claim or measurement without a speedup: correctness alone); else "not_reproduced"
+// or "now_incorrect".
 std::string reverify_status(const nlohmann::json& claimed_verdict, const nlohmann::json& new_verdict);
 
 // The statuses a `kforge reverify` run wrote, by kernel: (configuration, problem, sample, turn).
@@ -43,14 +58,16 @@ class ReverifyResults {
   // The status recorded for the kernel of this corpus record, if reverify judged it (and the problem
   // file's hash is the one the record names).
   std::optional<std::string> status_of(const corpus::Record& record) const;
+  // The whole entry reverify wrote for that kernel (status, verdict, ...); nullptr when none applies.
+  const nlohmann::json* entry_of(const corpus::Record& record) const;
   size_t size() const { return entries_.size(); }
   const std::string& origin() const { return origin_; }
   const nlohmann::json& seed() const { return seed_; }
 
  private:
   struct Entry {
-    std::string status;
     std::string file_hash;
+    nlohmann::json entry;  // as written; its "status" is a string
   };
   using Key = std::tuple<std::string, std::string, int, int>;
   std::map<Key, Entry> entries_;

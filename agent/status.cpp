@@ -18,6 +18,7 @@ namespace {
 struct Tally {
   std::set<corpus::UnitKey> done, correct;
   int evaluations = 0, provider_failures = 0, harness_failures = 0;
+  int imported = 0, imported_claimed_correct = 0;  // `kforge import` records
   double cost = 0;
   int64_t tokens = 0;
   std::string last;
@@ -28,6 +29,8 @@ struct Tally {
     if (r.kind == Kind::evaluation) ++evaluations;
     if (r.kind == Kind::provider_failure) ++provider_failures;
     if (r.kind == Kind::harness_failure) ++harness_failures;
+    if (r.kind == Kind::imported) ++imported;
+    if (r.claimed_correct()) ++imported_claimed_correct;
     cost += r.cost_usd;
     tokens += r.usage.total();
     if (r.recorded_at > last) last = r.recorded_at;
@@ -41,6 +44,8 @@ struct Tally {
             {"evaluations", evaluations},
             {"provider_failures", provider_failures},
             {"harness_failures", harness_failures},
+            {"imported", imported},
+            {"imported_claimed_correct", imported_claimed_correct},
             {"cost_usd", cost},
             {"tokens", tokens},
             {"last_record_at", last}};
@@ -76,9 +81,10 @@ Result<nlohmann::json> run_status(const std::string& dir) {
     for (const auto& r : one.records) {
       t.add(r);
       total.add(r);
-      if (r.kind == corpus::Kind::unit_done || r.kind == corpus::Kind::evaluation)
+      if (r.kind == corpus::Kind::unit_done || r.kind == corpus::Kind::evaluation ||
+          r.kind == corpus::Kind::imported)
         ++seen[corpus::to_string(r.kind) + " " + r.key().file_stem() +
-               (r.kind == corpus::Kind::evaluation ? " turn " + std::to_string(r.turn) : "")];
+               (r.kind != corpus::Kind::unit_done ? " turn " + std::to_string(r.turn) : "")];
     }
   }
   nlohmann::json shards = nlohmann::json::array();
@@ -121,6 +127,11 @@ std::string format_status(const nlohmann::json& s) {
   };
   for (const auto& sh : s["shards"]) row(sh.value("file", ""), sh.value("shard", ""), sh);
   row("**total**", "", s["total"]);
+  if (const int n = s["total"].value("imported", 0); n > 0)
+    o << "\n"
+      << n << " imported solutions (" << s["total"].value("imported_claimed_correct", 0)
+      << " claimed correct by their runs): `kforge report " << s.value("dir", "")
+      << "` shows claims and re-verification.\n";
   if (s["duplicates"].empty()) o << "\nNo unit or evaluation recorded twice.\n";
   else {
     o << "\nRecorded more than once:\n";

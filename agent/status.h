@@ -10,7 +10,8 @@
 namespace kf::agent {
 
 // {"run_id", "shards": [{"file", "shard", "units", "units_done", "units_correct", "evaluations",
-//  "provider_failures", "harness_failures", "cost_usd", "tokens", "last_record_at"}], "total": {...},
+//  "provider_failures", "harness_failures", "imported", "imported_claimed_correct", "cost_usd", "tokens",
+//  "last_record_at"}], "total": {...},
 //  "duplicates": [...]} — "units" is null for a file whose share of the manifest cannot be told.
 Result<nlohmann::json> run_status(const std::string& dir);
 std::string format_status(const nlohmann::json& status);

@@ -3,6 +3,8 @@
 
 #include "agent/campaign.h"
 #include "agent/gnuplot.h"
+#include "agent/import_report.h"
+#include "agent/kernelbench_import.h"
 #include "agent/report.h"
 #include "agent/report_html.h"
 #include "agent/report_plots.h"
@@ -58,6 +60,7 @@ int print_report(const std::vector<std::string>& dirs, const ReportOptions& o, b
     return kExitUsage;
   }
   std::vector<agent::ConfigSummary> all;
+  agent::ImportReport imports;
   for (const auto& dir : dirs) {
     auto corpus = corpus::load(dir);
     if (!corpus) {
@@ -69,16 +72,20 @@ int print_report(const std::vector<std::string>& dirs, const ReportOptions& o, b
       log::error(rule.error().message);
       return kExitUsage;
     }
+    std::string folder;
+    if (compare) folder = std::filesystem::path(dir).filename().string().empty()
+                              ? dir
+                              : std::filesystem::path(dir).lexically_normal().filename().string();
     for (auto& s : agent::summarize(*corpus, *rule)) {
-      if (compare) s.run = std::filesystem::path(dir).filename().string().empty()
-                               ? dir
-                               : std::filesystem::path(dir).lexically_normal().filename().string();
+      s.run = folder;
       all.push_back(std::move(s));
     }
+    imports.append(agent::summarize_imports(*corpus, rule->reverify(), folder));
   }
   const std::string title = compare ? "kforge compare" : "kforge report: " + dirs.front();
   std::vector<agent::RenderedPlot> plots;
-  if (html || !o.figures_dir.empty()) {
+  // A folder of imports alone has no campaign figures to draw.
+  if ((html || !o.figures_dir.empty()) && (!all.empty() || imports.empty())) {
     auto rendered = render_plots(all, o);
     if (!rendered) {
       log::error(rendered.error().message);
@@ -86,9 +93,8 @@ int print_report(const std::vector<std::string>& dirs, const ReportOptions& o, b
     }
     plots = std::move(*rendered);
   }
-  std::string text = html      ? agent::format_html(all, plots, title)
-                     : compare ? agent::format_compare(all, *format)
-                               : agent::format_report(all, *format, title);
+  std::string text = html ? agent::format_html(all, plots, title, imports)
+                          : agent::format_with_imports(all, imports, *format, title);
   std::fwrite(text.data(), 1, text.size(), stdout);
   return kExitOk;
 }
@@ -192,6 +198,8 @@ void add_agent_commands(CLI::App& app, Registry& registry) {
   reverify->add_option("--seed", *seed, "Seed of the first trial (default: random, printed)")
       ->check(CLI::NonNegativeNumber);
   reverify->add_flag("--best-only", ro->best_only, "Only each (problem, configuration, sample)'s best kernel");
+  reverify->add_flag("--all", ro->all,
+                     "Imported solutions: every one, not only those their run claimed correct");
   reverify->add_flag("--allow-vendor-libs", ro->allow_vendor_libs, "Allow cuBLAS, cuDNN and other vendor libraries");
   reverify->add_flag("--allow-reduced-precision", ro->allow_reduced_precision,
                      "Accept TF32/fp16/bf16 arithmetic on fp32 problems (only flagged)");
@@ -203,6 +211,41 @@ void add_agent_commands(CLI::App& app, Registry& registry) {
     agent::ReverifyOptions o = *ro;
     if (*seed >= 0) o.seed = static_cast<uint64_t>(*seed);
     return agent::run_reverify(o);
+  });
+
+  // import
+  auto io = std::make_shared<agent::ImportOptions>();
+  auto level = std::make_shared<int>(0);
+  auto* import = app.add_subcommand(
+      "import", "Import published KernelBench runs (or solution files) and their claims into a corpus to re-verify");
+  import->add_option("sources", io->sources,
+                     "Run folders (level_<L>_problem_<P>_sample_<S>_kernel.py files and eval_results.json), folders "
+                     "of run folders, or .py solution files")
+      ->required();
+  import->add_option("--out", io->out, "Corpus folder to import into (importing again adds only what is new)")
+      ->required();
+  import->add_option("--kernelbench", io->kernelbench,
+                     "KernelBench's dataset folder (level1/, level2/, level3/): the problem of each number");
+  import->add_option("--level", *level, "Only solutions of this level (needed for a run folder of several)")
+      ->check(CLI::PositiveNumber);
+  import->add_option("--baseline", io->baseline,
+                     "KernelBench baseline timing file (baseline_time_torch*.json): claimed speedup = its mean / "
+                     "the solution's runtime (without it: runtimes only)");
+  import->add_option("--name", io->name, "Run name of the one run folder, or of the solution files (default: the "
+                                         "folder's name; \"files\")");
+  import->add_option("--problem", io->problem, "Problem file the single solution files solve");
+  registry.on_run(import, [=] {
+    agent::ImportOptions o = *io;
+    if (*level > 0) o.level = *level;
+    auto result = agent::import_kernelbench(o);
+    if (!result) {
+      log::error(result.error().message);
+      const std::string& code = result.error().code;
+      return code.rfind("import.", 0) == 0 || code.rfind("problems.", 0) == 0 ? kExitUsage : kExitHarness;
+    }
+    std::string text = agent::format_import_result(*result);
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    return kExitOk;
   });
 
   // status

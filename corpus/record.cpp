@@ -38,10 +38,16 @@ class Fields {
     if (!j_[k].is_number_integer() && !j_[k].is_number_unsigned()) throw FieldError(path(k) + " is not an integer");
     return j_[k].get<int64_t>();
   }
-  double number(const char* k) const {
-    if (!has(k)) return 0;
+  double number(const char* k) const { return opt_number(k).value_or(0); }
+  std::optional<double> opt_number(const char* k) const {
+    if (!has(k)) return std::nullopt;
     if (!j_[k].is_number()) throw FieldError(path(k) + " is not a number");
     return j_[k].get<double>();
+  }
+  std::optional<bool> boolean(const char* k) const {
+    if (!has(k)) return std::nullopt;
+    if (!j_[k].is_boolean()) throw FieldError(path(k) + " is not a boolean");
+    return j_[k].get<bool>();
   }
   Fields object(const char* k, bool required = false) const {
     static const json empty = json::object();
@@ -73,6 +79,15 @@ json usage_json(const TokenUsage& u) {
   return j;
 }
 
+template <class T>
+json opt(const std::optional<T>& v) {
+  return v ? json(*v) : json(nullptr);
+}
+
+json source_json(const std::optional<SourceRef>& s) {
+  return s ? json{{"path", s->path}, {"sha256", s->sha256}} : json(nullptr);
+}
+
 json environment_json(const Environment& e) {
   return {{"kforge_version", e.kforge_version}, {"backend", e.backend}, {"gpu_name", e.gpu_name},
           {"gpu_arch", e.gpu_arch},             {"torch", e.torch},     {"cuda", e.cuda}};
@@ -86,12 +101,13 @@ std::string to_string(Kind k) {
     case Kind::provider_failure: return "provider_failure";
     case Kind::harness_failure: return "harness_failure";
     case Kind::unit_done: return "unit_done";
+    case Kind::imported: return "imported";
   }
   return "?";
 }
 
 std::optional<Kind> parse_kind(const std::string& t) {
-  for (Kind k : {Kind::evaluation, Kind::provider_failure, Kind::harness_failure, Kind::unit_done})
+  for (Kind k : {Kind::evaluation, Kind::provider_failure, Kind::harness_failure, Kind::unit_done, Kind::imported})
     if (to_string(k) == t) return k;
   return std::nullopt;
 }
@@ -140,6 +156,7 @@ std::optional<double> verdict_number(const json& v, const char* k) {
 
 std::optional<double> Record::speedup() const { return verdict_number(verdict, "speedup"); }
 std::optional<double> Record::ref_time_ms() const { return verdict_number(verdict, "ref_time_ms"); }
+bool Record::claimed_correct() const { return kind == Kind::imported && claim && claim->correct.value_or(false); }
 
 json Record::to_json() const {
   json j = {{"schema", schema},
@@ -162,6 +179,20 @@ json Record::to_json() const {
     j["recorded_at"] = recorded_at;
     return j;
   }
+  if (kind == Kind::imported) {
+    const ImportOrigin o = imported.value_or(ImportOrigin{});
+    const Claim c = claim.value_or(Claim{});
+    j["source"] = source_json(source);
+    j["imported"] = {{"run", o.run},   {"level", o.level}, {"problem_number", o.problem_number},
+                     {"file", o.file}, {"origin", o.origin}};
+    j["claim"] = {{"compiled", opt(c.compiled)},       {"correct", opt(c.correct)},
+                  {"runtime_ms", opt(c.runtime_ms)},   {"baseline_ms", opt(c.baseline_ms)},
+                  {"speedup", opt(c.speedup)},         {"hardware", c.hardware},
+                  {"baseline_file", c.baseline_file},  {"raw", c.raw}};
+    j["warnings"] = warnings;
+    j["recorded_at"] = recorded_at;
+    return j;
+  }
   j["usage"] = usage_json(usage);
   j["cost_usd"] = cost_usd;
   if (kind == Kind::provider_failure) {
@@ -179,7 +210,7 @@ json Record::to_json() const {
                     {"answer_chars", reply->answer_chars},
                     {"reasoning_chars", reply->reasoning_chars}};
     if (kind == Kind::evaluation) j["extraction"] = extraction;
-    j["source"] = source ? json{{"path", source->path}, {"sha256", source->sha256}} : json(nullptr);
+    j["source"] = source_json(source);
     j["verdict"] = verdict;
     if (kind == Kind::evaluation) j["feedback"] = feedback;
     if (evaluator) j["evaluator"] = evaluator->to_json();
@@ -249,6 +280,21 @@ Result<Record> Record::from_json(const json& j) {
       r.error = ProviderErrorInfo{e.str("kind"),   e.str("cause"), e.str("message"),
                                   e.str("advice"), static_cast<int>(e.integer("http_status")),
                                   static_cast<int>(e.integer("attempts"))};
+    }
+    if (r.kind == Kind::imported) {
+      Fields o = f.object("imported", true);
+      r.imported = ImportOrigin{o.str("run", true), static_cast<int>(o.integer("level")),
+                                static_cast<int>(o.integer("problem_number")), o.str("file"), o.str("origin")};
+      Fields c = f.object("claim");
+      const json raw = j.contains("claim") && j["claim"].is_object() ? j["claim"].value("raw", json()) : json();
+      r.claim = Claim{c.boolean("compiled"),      c.boolean("correct"),     c.opt_number("runtime_ms"),
+                      c.opt_number("baseline_ms"), c.opt_number("speedup"), c.str("hardware"),
+                      c.str("baseline_file"),       raw};
+      if (f.has("warnings")) {
+        if (!j["warnings"].is_array()) throw FieldError("warnings is not an array");
+        for (const auto& w : j["warnings"])
+          if (w.is_string()) r.warnings.push_back(w.get<std::string>());
+      }
     }
     r.reason = f.str("reason");
     r.turns_used = static_cast<int>(f.integer("turns_used"));

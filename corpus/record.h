@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 #include <tuple>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -19,6 +20,7 @@ enum class Kind {
   provider_failure,  // the model call failed
   harness_failure,   // kforge could not judge the kernel
   unit_done,         // a (config, problem, sample) finished
+  imported,          // a solution taken from a published run (`kforge import`), with that run's claim
 };
 std::string to_string(Kind kind);
 std::optional<Kind> parse_kind(const std::string& text);
@@ -78,6 +80,28 @@ struct Environment {
   std::string kforge_version, backend, gpu_name, gpu_arch, torch, cuda;
 };
 
+// Where an imported solution came from: a KernelBench run folder (or a single file).
+struct ImportOrigin {
+  std::string run;        // the source run's name (its folder name, or --name)
+  int level = 0;          // KernelBench level
+  int problem_number = 0; // the problem's number in that level (the prefix of its file name)
+  std::string file;       // the solution's file name in the run, e.g. level_1_problem_19_sample_0_kernel.py
+  std::string origin;     // absolute path of that file when it was imported
+};
+
+// What the source run said about a solution (its eval_results.json entry and baseline timing). Absent
+// values are unknown, never false or zero.
+struct Claim {
+  std::optional<bool> compiled;
+  std::optional<bool> correct;
+  std::optional<double> runtime_ms;   // the run's measured time of the solution
+  std::optional<double> baseline_ms;  // the baseline file's mean for the problem
+  std::optional<double> speedup;      // baseline_ms / runtime_ms
+  std::string hardware;               // as the run or baseline named it; "" when unknown
+  std::string baseline_file;          // the baseline timing file used; "" without one
+  nlohmann::json raw;                 // the run's entry as read (strings and arrays bounded); null without one
+};
+
 // Which evaluator judged the kernel: its slot in the pool and the GPU it is pinned to (none on host).
 struct EvaluatorRef {
   int slot = 0;
@@ -117,6 +141,11 @@ struct Record {
   int turns_used = 0;
   std::optional<int> best_turn;
 
+  // imported
+  std::optional<ImportOrigin> imported;
+  std::optional<Claim> claim;
+  std::vector<std::string> warnings;  // what was odd about the source entry (each also logged at import)
+
   // Computed by the reader (never stored): the unit's best correct kernel (docs/corpus.md, "best").
   bool best = false;
 
@@ -125,6 +154,7 @@ struct Record {
   bool correct() const;                       // an evaluation whose verdict is correct
   std::optional<double> speedup() const;      // verdict.speedup
   std::optional<double> ref_time_ms() const;  // verdict.ref_time_ms
+  bool claimed_correct() const;               // an imported record whose source run called it correct
 
   nlohmann::json to_json() const;
   // Errors name the field that is missing or has the wrong type.

@@ -81,6 +81,39 @@ TEST(Record, RoundTripsEveryField) {
   EXPECT_FALSE(d->to_json().contains("verdict"));
 }
 
+TEST(Record, ImportedRoundTripsWithUnknownClaimsAsNull) {
+  Record r;
+  r.kind = Kind::imported;
+  r.config = "run_a";
+  r.provider = "kernelbench";
+  r.problem = {"19_ReLU", "abc", "activation", "/data/level1/19_ReLU.py"};
+  r.sample = 1;
+  r.turn = 2;
+  r.source = SourceRef{"sources/run_a__level_1_problem_19_sample_1_kernel__v2.py", "def"};
+  r.imported = ImportOrigin{"run_a", 1, 19, "level_1_problem_19_sample_1_kernel.py", "/runs/run_a/x.py"};
+  r.claim = Claim{true, true, 0.02, std::nullopt, std::nullopt, "NVIDIA L40S", "", {{"runtime", 0.02}}};
+  r.warnings = {"runtime \"0.02\" read as a number"};
+  const auto j = r.to_json();
+  EXPECT_TRUE(j["claim"]["speedup"].is_null());
+  EXPECT_FALSE(j.contains("verdict"));
+  auto back = Record::from_json(nlohmann::json::parse(j.dump()));
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  EXPECT_EQ(back->to_json(), j);
+  EXPECT_TRUE(back->claimed_correct());
+  EXPECT_FALSE(back->correct());  // kforge has not judged it
+  EXPECT_FALSE(back->claim->baseline_ms);
+  EXPECT_EQ(back->imported->problem_number, 19);
+  EXPECT_EQ(back->warnings.size(), 1u);
+  auto no_origin = Record::from_json({{"kind", "imported"}, {"config", "c"}, {"problem", {{"name", "p"}}}});
+  ASSERT_FALSE(no_origin.ok());
+  EXPECT_NE(no_origin.error().message.find("imported"), std::string::npos);
+  auto bad_claim = j;
+  bad_claim["claim"]["correct"] = "yes";
+  auto bad = Record::from_json(bad_claim);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message.find("claim.correct"), std::string::npos);
+}
+
 TEST(Record, BadRecordsNameTheField) {
   auto missing = Record::from_json({{"kind", "evaluation"}, {"problem", {{"name", "p"}}}});
   ASSERT_FALSE(missing.ok());
