@@ -2,8 +2,6 @@
 
 namespace kf::agent {
 
-bool is_kernelbench(CandidateFormat format) { return format != CandidateFormat::kf_forward; }
-
 Result<CandidateSpec> candidate_spec(CandidateFormat format, bool cuda_backend) {
   CandidateSpec s;
   s.format = format;
@@ -40,7 +38,7 @@ Result<CandidateSpec> candidate_spec(CandidateFormat format, bool cuda_backend) 
 }
 
 TemplateVars format_vars(const CandidateSpec& spec, const TargetMachine& m, const Allowances& allowances) {
-  const bool kb = is_kernelbench(spec.format);
+  const bool kb = spec.format != CandidateFormat::kf_forward;
   std::string target, allowed;
   if (spec.cuda_backend) {
     target = m.gpu_name + " (" + m.gpu_arch + ")" + (m.cuda_version.empty() ? "" : ", CUDA " + m.cuda_version);
@@ -51,12 +49,13 @@ TemplateVars format_vars(const CandidateSpec& spec, const TargetMachine& m, cons
       allowed = "Triton (triton, triton.language) for the kernels; torch only to allocate outputs, make views and "
                 "launch the kernels; " + vendor;
     else if (kb)
-      allowed = "in your CUDA and C++ sources the CUDA runtime, device intrinsics, the C++ standard library and torch's "
-                "C++ tensor API (to allocate outputs and read shapes); " + vendor;
+      allowed = "in your CUDA and C++ sources the CUDA runtime, device intrinsics, the C++ standard library and "
+                "torch's C++ tensor API (to allocate outputs and read shapes); " + vendor;
+    else if (allowances.vendor_libs)
+      allowed = "the CUDA runtime and toolkit libraries (cuBLAS, cuDNN and others are allowed)";
     else
-      allowed = allowances.vendor_libs ? "the CUDA runtime and toolkit libraries (cuBLAS, cuDNN and others are allowed)"
-                                  : "the CUDA runtime, device intrinsics and the C++ standard library only; no cuBLAS, "
-                                    "cuDNN, CUTLASS or other vendor libraries";
+      allowed = "the CUDA runtime, device intrinsics and the C++ standard library only; no cuBLAS, cuDNN, CUTLASS or "
+                "other vendor libraries";
   } else if (kb) {
     target = "the host CPU (host backend: every tensor is a CPU tensor; the extension is built without CUDA, so use "
              "cpp_sources only)";

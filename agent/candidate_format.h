@@ -30,8 +30,6 @@ struct CandidateSpec {
 // error saying what to use instead.
 Result<CandidateSpec> candidate_spec(CandidateFormat format, bool cuda_backend);
 
-bool is_kernelbench(CandidateFormat format);
-
 // The machine candidates run on, as the first turn names it (gpu_name empty on the host backend).
 struct TargetMachine {
   std::string gpu_name, gpu_arch, cuda_version;
@@ -45,6 +43,6 @@ struct Allowances {
 
 // The first turn's placeholders that depend on the format, the backend and the allowances: language,
 // code_label, file_kind, allowed_libraries, target, precision.
-TemplateVars format_vars(const CandidateSpec& spec, const TargetMachine& machine, const Allowances& allowed);
+TemplateVars format_vars(const CandidateSpec& spec, const TargetMachine& machine, const Allowances& allowances);
 
 }  // namespace kf::agent

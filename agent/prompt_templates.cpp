@@ -58,7 +58,8 @@ Result<PromptTemplates> PromptTemplates::load(const nlohmann::json& overrides, c
         continue;
       }
       auto text = read_file(file.string());
-      if (!text) return make_error("prompt.unreadable", "prompt template " + file.string() + ": " + text.error().message);
+      if (!text)
+        return make_error("prompt.unreadable", "prompt template " + file.string() + ": " + text.error().message);
       t.texts_[name] = std::move(*text);
       break;
     }

@@ -53,7 +53,8 @@ TEST(CandidateFormat, ShippedTemplatesOfEveryFormatRender) {
        {"class ModelNew(nn.Module)", "no\n  `cuda_sources`", "load_inline(name=\"example_add\", cpp_sources=cpp_source",
         "labelled `python`", "the host CPU", "Reference model 19_ReLU:"}},
       {CandidateFormat::kernelbench_triton, true,
-       {"class ModelNew(nn.Module)", "@triton.jit", "kernel[grid](...)", "labelled `python`", "Reference model 19_ReLU:"}},
+       {"class ModelNew(nn.Module)", "@triton.jit", "kernel[grid](...)", "labelled `python`",
+        "Reference model 19_ReLU:"}},
   };
   for (const auto& c : cases) {
     const std::string what = to_string(c.format) + (c.cuda ? " on cuda" : " on host");

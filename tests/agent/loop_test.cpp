@@ -221,15 +221,17 @@ TEST_F(LoopTest, KilledAfterCorrectRecordClosesTheUnitOnResume) {
 TEST_F(LoopTest, KernelBenchFormatStoresPythonSolutionsAndNamesTheFormat) {
   auto spec = candidate_spec(CandidateFormat::kernelbench_cuda, false);
   ASSERT_TRUE(spec.ok());
-  auto t = PromptTemplates::load(nlohmann::json::object(), ".", KFORGE_TEST_SOURCE_DIR "/prompts", spec->template_layers);
+  auto t =
+      PromptTemplates::load(nlohmann::json::object(), ".", KFORGE_TEST_SOURCE_DIR "/prompts", spec->template_layers);
   ASSERT_TRUE(t.ok()) << t.error().message;
   templates = *t;
   const std::string solution = "import torch\n\nclass ModelNew(torch.nn.Module):\n    def forward(self, x):\n"
                                "        return x\n";
   FakeProvider p({kGood, "Done.\n```python\n" + solution + "```\n", "```python\n" + solution + "```\n"});
-  nlohmann::json fallback = {{"verdict", "rejected"},
-                             {"correct", false},
-                             {"reasons", {{{"code", "rejected.torch_fallback"}, {"detail", "forward calls no kernel of its own"}}}}};
+  nlohmann::json fallback = {
+      {"verdict", "rejected"},
+      {"correct", false},
+      {"reasons", {{{"code", "rejected.torch_fallback"}, {"detail", "forward calls no kernel of its own"}}}}};
   FakeJudge j({fallback, verdict("correct", 1.3)});
   auto u = job(p, j, 3);
   u.candidate = *spec;
