@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "agent/budget.h"
+#include "agent/candidate_format.h"
 #include "agent/evaluator_pool.h"
 #include "agent/loop.h"
 #include "agent/manifest.h"
@@ -71,6 +72,7 @@ struct ConfigEntry {
   providers::ModelConfig config;
   std::string file_hash;
   std::shared_ptr<providers::Provider> provider;
+  CandidateSpec candidate;
   PromptTemplates templates;
   UnitSettings settings;
   int samples = 1;
@@ -82,16 +84,17 @@ nlohmann::json make_manifest_inputs(const std::vector<ConfigEntry>& configs, con
                                     const CampaignOptions& o, const std::string& prompts_fingerprint) {
   nlohmann::json cj = nlohmann::json::object(), pj = nlohmann::json::object();
   for (const auto& c : configs)
-    cj[c.config.name] = {{"path", c.config.source_path}, {"sha256", c.file_hash}, {"samples", c.samples},
+    cj[c.config.name] = {{"path", c.config.source_path}, {"sha256", c.file_hash},
+                         {"candidate_format", to_string(c.candidate.format)}, {"samples", c.samples},
                          {"turns", c.settings.turns}, {"stop_at_first_correct", c.settings.stop_at_first_correct},
                          {"keep_last_attempts", c.settings.keep_last_attempts}};
   for (const auto& p : problems) pj[p.name] = {{"path", p.path}, {"sha256", p.file_hash}};
   return {{"backend", o.backend}, {"configs", cj}, {"problems", pj}, {"prompts_sha256", prompts_fingerprint}};
 }
 
-// The configurations of --config, with --samples / --turns applied; `fingerprint` receives the hash of
-// their prompt templates (the manifest compares it on resume).
-Result<std::vector<ConfigEntry>> load_configs(const CampaignOptions& o, std::string& fingerprint) {
+// The configurations of --config, with --samples / --turns applied and their candidate format's templates
+// for the backend; `fingerprint` receives the hash of their prompt templates (the manifest compares it on resume).
+Result<std::vector<ConfigEntry>> load_configs(const CampaignOptions& o, bool cuda, std::string& fingerprint) {
   std::vector<ConfigEntry> configs;
   fingerprint.clear();
   for (const auto& path : o.config_paths) {
@@ -102,9 +105,12 @@ Result<std::vector<ConfigEntry>> load_configs(const CampaignOptions& o, std::str
         return make_error("campaign.config", "two configurations share the name '" + cfg->name + "' (" +
                                              c.config.source_path + ", " + path +
                                              "); names identify configurations in the corpus, so make them unique");
-    auto templates = PromptTemplates::load(cfg->prompt_overrides, fs::path(path).parent_path().string());
+    auto candidate = candidate_spec(cfg->candidate_format, cuda);
+    if (!candidate) return make_error("campaign.config", path + ": " + candidate.error().message);
+    auto templates = PromptTemplates::load(cfg->prompt_overrides, fs::path(path).parent_path().string(), "",
+                                           candidate->template_layers);
     if (!templates) return make_error("campaign.config", path + ": " + templates.error().message);
-    ConfigEntry e{*cfg, *sha256_file(path), nullptr, *templates, {}, 1, ""};
+    ConfigEntry e{*cfg, *sha256_file(path), nullptr, *candidate, *templates, {}, 1, ""};
     e.settings.turns = o.turns.value_or(cfg->loop.turns);
     e.settings.stop_at_first_correct = cfg->loop.stop_at_first_correct;
     e.settings.keep_last_attempts = cfg->loop.keep_last_attempts;
@@ -147,8 +153,9 @@ CampaignSummary run_campaign(const CampaignOptions& o) {
   if (o.config_paths.empty()) return fail(Outcome::bad_input, "kforge run needs at least one --config FILE");
   auto problems = load_problem_set(o.problems);
   if (!problems) return fail(Outcome::bad_input, problems.error().message);
+  const bool cuda = *backend == eval::Backend::cuda;
   std::string prompts_fingerprint;
-  auto loaded_configs = load_configs(o, prompts_fingerprint);
+  auto loaded_configs = load_configs(o, cuda, prompts_fingerprint);
   if (!loaded_configs) return fail(Outcome::bad_input, loaded_configs.error().message);
   std::vector<ConfigEntry> configs = std::move(*loaded_configs);
 
@@ -160,7 +167,7 @@ CampaignSummary run_campaign(const CampaignOptions& o) {
   }
   // One evaluator per GPU (or --evaluators on host).
   std::vector<eval::GpuDevice> gpus;
-  if (*backend == eval::Backend::cuda) {
+  if (cuda) {
     auto visible = eval::visible_gpus();
     if (!visible) return fail(Outcome::harness_error, visible.error().message);
     gpus = *visible;
@@ -210,9 +217,6 @@ CampaignSummary run_campaign(const CampaignOptions& o) {
   run.session = session->session;
   run.shard = shard.sharded() ? shard.text() : "";
   run.environment = {kVersion, o.backend, env->gpu_name, env->gpu_arch, env->torch_version, env->cuda_version};
-  const bool cuda = *backend == eval::Backend::cuda;
-  run.source_extension = cuda ? ".cu" : ".cpp";
-  run.code_label = cuda ? "cuda" : "cpp";
   nlohmann::json env_json = {{"kforge_version", kVersion}, {"backend", o.backend},
                              {"gpu_name", env->gpu_name},  {"gpu_arch", env->gpu_arch},
                              {"torch", env->torch_version}, {"cuda", env->cuda_version},
@@ -229,38 +233,37 @@ CampaignSummary run_campaign(const CampaignOptions& o) {
 
   auto kforge_h = read_file(eval::kforge_header_path());
   if (!kforge_h) return fail(Outcome::harness_error, "cannot read kforge.h: " + kforge_h.error().message);
-  const std::string target =
-      cuda ? env->gpu_name + " (" + env->gpu_arch + ")" + (env->cuda_version.empty() ? "" : ", CUDA " + env->cuda_version)
-           : "the host CPU (host backend: tensor data pointers are host memory, stream is NULL; plain C++17)";
-  const std::string allowed =
-      cuda ? (o.allow_vendor_libs ? "the CUDA runtime and toolkit libraries (cuBLAS, cuDNN and others are allowed)"
-                                  : "the CUDA runtime, device intrinsics and the C++ standard library only; no cuBLAS, "
-                                    "cuDNN, CUTLASS or other vendor libraries")
-           : "the C++17 standard library only";
+  const TargetMachine machine{env->gpu_name, env->gpu_arch, env->cuda_version};
+  const Allowances allowances{eo.allow_vendor_libs, eo.allow_reduced_precision};
+  const bool any_kf_forward = std::any_of(configs.begin(), configs.end(), [](const ConfigEntry& c) {
+    return c.candidate.format == CandidateFormat::kf_forward;
+  });
 
-  // First-turn text per (configuration, problem), from the problem's exact signature.
+  // First-turn text per (configuration, problem); kf_forward's shows the problem's exact signature.
   std::map<std::pair<size_t, size_t>, std::string> first_turns;
   for (size_t pi = 0; pi < problems->size(); ++pi) {
     const auto& p = (*problems)[pi];
-    auto sig = first.signature(p.path);
-    if (!sig) return fail(Outcome::bad_input, "problem " + p.name + ": " + sig.error().message);
+    std::string signature;
+    if (any_kf_forward) {
+      auto sig = first.signature(p.path);
+      if (!sig) return fail(Outcome::bad_input, "problem " + p.name + ": " + sig.error().message);
+      signature = sig->to_c_declaration();
+    }
     for (size_t ci = 0; ci < configs.size(); ++ci) {
-      auto first_turn = configs[ci].templates.render(
-          "first_turn", {{"language", cuda ? "CUDA" : "C++"},
-                         {"problem_name", p.name},
-                         {"problem_source", p.source},
-                         {"signature", sig->to_c_declaration()},
-                         {"kforge_h", *kforge_h},
-                         {"code_label", run.code_label},
-                         {"file_kind", cuda ? "CUDA source (.cu)" : "C++ source (.cpp)"},
-                         {"allowed_libraries", allowed},
-                         {"target", target}});
+      TemplateVars vars = format_vars(configs[ci].candidate, machine, allowances);
+      vars["problem_name"] = p.name;
+      vars["problem_source"] = p.source;
+      if (configs[ci].candidate.format == CandidateFormat::kf_forward) {
+        vars["signature"] = signature;
+        vars["kforge_h"] = *kforge_h;
+      }
+      auto first_turn = configs[ci].templates.render("first_turn", vars);
       if (!first_turn) return fail(Outcome::bad_input, configs[ci].config.name + ": " + first_turn.error().message);
       first_turns[{ci, pi}] = *first_turn;
     }
   }
   for (auto& c : configs) {
-    auto sys = c.templates.render("system", {{"language", cuda ? "CUDA" : "C++"}});
+    auto sys = c.templates.render("system", {{"language", c.candidate.language}});
     if (!sys) return fail(Outcome::bad_input, c.config.name + ": " + sys.error().message);
     c.system_prompt = *sys;
   }
@@ -309,6 +312,7 @@ CampaignSummary run_campaign(const CampaignOptions& o) {
     job.templates = &c.templates;
     job.corpus = writer->get();
     job.run = &run;
+    job.candidate = c.candidate;
     job.settings = c.settings;
     job.system_prompt = c.system_prompt;
     job.first_turn = first_turns[{ci, pi}];

@@ -11,6 +11,10 @@ bool is_code_label(const std::string& label) {
   return std::any_of(std::begin(kLabels), std::end(kLabels), [&](const char* l) { return label == l; });
 }
 
+bool is_python_label(const std::string& label) {
+  return label.empty() || label == "python" || label == "py" || label == "python3";
+}
+
 // Splits into lines keeping track of nothing else; '\r' before '\n' is dropped.
 std::vector<std::string> split_lines(const std::string& text) {
   std::vector<std::string> lines;
@@ -127,6 +131,64 @@ Extraction extract_source(const std::string& answer) {
                    : "None of your " + std::to_string(candidates.size()) +
                          " code blocks defines kf_forward, so none of them can be called.";
   return ex;
+}
+
+bool defines_model_new(const std::string& code) {
+  for (const auto& raw : split_lines(code)) {
+    size_t i = raw.find_first_not_of(" \t");
+    if (i == std::string::npos || raw.compare(i, 5, "class") != 0) continue;
+    i += 5;
+    const size_t name = raw.find_first_not_of(" \t", i);
+    if (name == i || name == std::string::npos || raw.compare(name, 8, "ModelNew") != 0) continue;
+    const size_t after = raw.find_first_not_of(" \t", name + 8);
+    if (after != std::string::npos && (raw[after] == '(' || raw[after] == ':')) return true;
+  }
+  return false;
+}
+
+Extraction extract_model_new(const std::string& answer) {
+  Extraction ex;
+  std::vector<CodeBlock> candidates;
+  std::vector<std::string> ignored;  // labels of blocks that are not Python
+  for (auto& b : fenced_blocks(answer)) {
+    if (is_python_label(b.label)) candidates.push_back(std::move(b));
+    else if (std::find(ignored.begin(), ignored.end(), b.label) == ignored.end()) ignored.push_back(b.label);
+  }
+  ex.blocks_seen = static_cast<int>(candidates.size());
+  if (candidates.empty()) {
+    ex.failure = "no_code_block";
+    ex.message = "Your answer contained no fenced ```python code block, so there was no solution file to evaluate.";
+    if (!ignored.empty()) {
+      std::string labels;
+      for (const auto& l : ignored) labels += (labels.empty() ? "" : ", ") + l;
+      ex.message += " Blocks labelled " + labels +
+                    " are not read: the solution is one complete Python file, with any kernel source inside it.";
+    }
+    return ex;
+  }
+  const CodeBlock* cut = nullptr;
+  for (auto it = candidates.rbegin(); it != candidates.rend(); ++it) {
+    if (!defines_model_new(it->code)) continue;
+    if (it->terminated) {
+      ex.source = it->code;
+      return ex;
+    }
+    if (!cut) cut = &*it;
+  }
+  if (cut) {
+    ex.source = cut->code;
+    return ex;
+  }
+  ex.failure = "no_model_new";
+  ex.message = candidates.size() == 1
+                   ? "Your python code block does not define class ModelNew, so there is no model to evaluate."
+                   : "None of your " + std::to_string(candidates.size()) +
+                         " python code blocks defines class ModelNew, so there is no model to evaluate.";
+  return ex;
+}
+
+Extraction extract_candidate(providers::CandidateFormat format, const std::string& answer) {
+  return format == providers::CandidateFormat::kf_forward ? extract_source(answer) : extract_model_new(answer);
 }
 
 }  // namespace kf::agent

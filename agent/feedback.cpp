@@ -64,8 +64,18 @@ Result<std::string> render_feedback(const PromptTemplates& t, const nlohmann::js
                                 {"speedup", fmt_number(verdict.value("speedup", nlohmann::json()), 3)}});
   }
   if (v == "compile_error") {
+    // A specific reason (compile_error.missing_package, .timeout, ...) says more than the compiler's
+    // output, which may not mention it: it goes first.
+    std::string specific;
+    if (verdict.contains("reasons") && verdict["reasons"].is_array())
+      for (const auto& r : verdict["reasons"])
+        if (r.value("code", "") != "compile_error") {
+          specific = reasons;
+          break;
+        }
     std::string out = verdict.value("compiler_output", "");
     if (out.empty()) out = reasons;
+    else if (!specific.empty()) out = specific + "\n" + out;
     return t.render("compile_error", {{"compiler_errors", first_lines(out, 40)}});
   }
   if (v == "incorrect") {

@@ -30,6 +30,7 @@ corpus::Record base_record(const UnitJob& job, corpus::Kind kind, int turn) {
   r.config = job.key.config;
   r.provider = to_string(cfg.provider);
   r.model = cfg.model;
+  r.candidate_format = to_string(job.candidate.format);
   r.problem = job.problem->ref();
   r.sample = job.key.sample;
   r.turn = turn;
@@ -165,13 +166,13 @@ Result<UnitOutcome> run_unit(const UnitJob& job) {
     record.environment = job.run->environment;
 
     nlohmann::json verdict;
-    Extraction ex = extract_source(reply.answer);
+    Extraction ex = extract_candidate(job.candidate.format, reply.answer);
     if (!ex.source) {
       record.extraction = ex.failure;
       verdict = no_code_verdict(ex.failure, ex.message);
     } else {
       record.extraction = "ok";
-      auto src_path = job.corpus->write_companion("sources", stem + job.run->source_extension, *ex.source);
+      auto src_path = job.corpus->write_companion("sources", stem + job.candidate.source_extension, *ex.source);
       if (!src_path) return src_path.error();
       record.source = corpus::SourceRef{*src_path, sha256_hex(*ex.source)};
       const std::string abs_source = fs::absolute(fs::path(job.corpus->dir()) / *src_path).string();
@@ -188,7 +189,7 @@ Result<UnitOutcome> run_unit(const UnitJob& job) {
         return UnitOutcome::harness_failed;
       }
     }
-    auto feedback = render_feedback(*job.templates, verdict, job.run->code_label);
+    auto feedback = render_feedback(*job.templates, verdict, job.candidate.code_label);
     if (!feedback) return feedback.error();
     record.verdict = verdict;
     record.feedback = *feedback;

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "agent/candidate_format.h"
 #include "agent/conversation.h"
 #include "corpus/record.h"
 #include "corpus/writer.h"
@@ -48,8 +49,6 @@ struct RunContext {
   int session = 1;             // invocation of `kforge run` on this folder (1, 2, ... on resume)
   corpus::Environment environment;
   std::string shard;           // "I/N" under `kforge run --shard`, else empty
-  std::string source_extension = ".cu";  // ".cu" (cuda) or ".cpp" (host)
-  std::string code_label = "cuda";
 };
 
 struct UnitSettings {
@@ -74,6 +73,7 @@ struct UnitJob {
   const PromptTemplates* templates = nullptr;
   corpus::Writer* corpus = nullptr;
   const RunContext* run = nullptr;
+  CandidateSpec candidate;  // the configuration's candidate format on the campaign's backend
   UnitSettings settings;
   std::string system_prompt;
   std::string first_turn;

@@ -46,15 +46,26 @@ const std::vector<std::string>& template_names() {
 }
 
 Result<PromptTemplates> PromptTemplates::load(const nlohmann::json& overrides, const std::string& base_dir,
-                                              const std::string& dir) {
+                                              const std::string& dir, const std::vector<std::string>& layers) {
   PromptTemplates t;
-  const std::string from = dir.empty() ? data_path("prompts") : dir;
+  const std::filesystem::path root = dir.empty() ? data_path("prompts") : dir;
   for (const auto& name : template_names()) {
-    auto text = read_file(from + "/" + name + ".txt");
-    if (!text)
-      return make_error("prompt.missing", "prompt template '" + name + "' not found in " + from +
+    std::string searched;
+    for (const auto& layer : layers) {
+      const std::filesystem::path file = (layer.empty() ? root : root / layer) / (name + ".txt");
+      if (!std::filesystem::exists(file)) {
+        searched += (searched.empty() ? "" : ", ") + file.parent_path().string();
+        continue;
+      }
+      auto text = read_file(file.string());
+      if (!text)
+        return make_error("prompt.unreadable", "prompt template " + file.string() + ": " + text.error().message);
+      t.texts_[name] = std::move(*text);
+      break;
+    }
+    if (!t.texts_.count(name))
+      return make_error("prompt.missing", "prompt template '" + name + "' not found in " + searched +
                                               ": reinstall kforge or set KFORGE_DATA_DIR");
-    t.texts_[name] = std::move(*text);
   }
   if (!overrides.is_null() && !overrides.is_object())
     return make_error("prompt.overrides", "prompt_overrides must be an object of template name -> file path");

@@ -72,6 +72,7 @@ std::vector<ConfigSummary> summarize(const corpus::Corpus& corpus, const Verifie
     s.config = r.config;
     if (s.provider.empty()) s.provider = r.provider;
     if (s.model.empty()) s.model = r.model;
+    if (s.candidate_format.empty()) s.candidate_format = r.candidate_format;
     s.tokens += r.usage.total();
     s.cost_usd += r.cost_usd;
     auto& u = units[r.config][{r.problem.name, r.sample}];
@@ -104,6 +105,7 @@ std::vector<ConfigSummary> summarize(const corpus::Corpus& corpus, const Verifie
 
   std::vector<ConfigSummary> out;
   for (auto& [name, s] : by_config) {
+    if (s.candidate_format.empty()) s.candidate_format = "kf_forward";  // written before the format was recorded
     std::set<std::string> problems;
     std::vector<double> best_speedups, wins;
     std::map<std::string, std::vector<double>> cat_speedups;
@@ -186,6 +188,7 @@ nlohmann::json ConfigSummary::to_json() const {
   j["config"] = config;
   j["provider"] = provider;
   j["model"] = model;
+  j["candidate_format"] = candidate_format;
   j["problems_attempted"] = problems_attempted;
   j["units"] = units;
   j["units_no_reply"] = units_no_reply;

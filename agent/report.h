@@ -38,6 +38,7 @@ struct ConfigSummary {
   std::string config;
   std::string provider;
   std::string model;
+  std::string candidate_format;  // the configuration's (corpus records without one: kf_forward)
   int problems_attempted = 0;  // distinct problems with at least one evaluation
   int units = 0;
   int units_compiled = 0;      // at least one reply compiled (any verdict past compilation)

@@ -72,8 +72,8 @@ std::string markdown(const std::vector<ConfigSummary>& ss, const std::string& ti
 
 std::string csv(const std::vector<ConfigSummary>& ss) {
   std::ostringstream o;
-  o << "run,config,provider,model,problems_attempted,units,compiled,compiled_pct,correct,correct_pct,fast_0,fast_1.0,"
-       "fast_1.5,fast_2.0,verified_speedups,faster_than_baseline_unverified,median_speedup,geomean_speedup,"
+  o << "run,config,provider,model,candidate_format,problems_attempted,units,compiled,compiled_pct,correct,"
+       "correct_pct,fast_0,fast_1.0,fast_1.5,fast_2.0,verified_speedups,faster_than_baseline_unverified,median_speedup,geomean_speedup,"
        "median_speedup_of_wins,evaluations,tokens,cost_usd,tokens_per_problem,cost_per_problem,tokens_per_correct,"
        "cost_per_correct,kernel_failures,provider_failures,harness_failures,unverified_no_spread,"
        "unverified_within_spread,unverified_not_held,reverify_file";
@@ -82,7 +82,8 @@ std::string csv(const std::vector<ConfigSummary>& ss) {
   for (const auto& s : ss) {
     auto frac = [&](int n) { return format_fixed(s.units ? static_cast<double>(n) / s.units : 0.0, 4); };
     o << csv_field(s.run) << "," << csv_field(s.config) << "," << csv_field(s.provider) << "," << csv_field(s.model)
-      << "," << s.problems_attempted << "," << s.units << "," << s.units_compiled << "," << format_fixed(s.pct(s.units_compiled), 2)
+      << "," << csv_field(s.candidate_format) << "," << s.problems_attempted << "," << s.units << ","
+      << s.units_compiled << "," << format_fixed(s.pct(s.units_compiled), 2)
       << "," << s.units_correct << "," << format_fixed(s.pct(s.units_correct), 2) << "," << frac(s.fast_count.at("0")) << ","
       << frac(s.fast_count.at("1.0")) << "," << frac(s.fast_count.at("1.5")) << "," << frac(s.fast_count.at("2.0"))
       << "," << s.verified_speedups << "," << s.faster_unverified << "," << fmt_opt(s.median_speedup, 4) << ","
@@ -134,6 +135,7 @@ std::vector<ReportTable> report_tables(const std::vector<ConfigSummary>& ss) {
   using Row = std::pair<std::string, std::function<std::string(const ConfigSummary&)>>;
   std::vector<Row> rows = {
       {"provider / model", [](const ConfigSummary& s) { return s.provider + " / " + s.model; }},
+      {"candidate format", [](const ConfigSummary& s) { return s.candidate_format; }},
       {"problems attempted", [](const ConfigSummary& s) { return std::to_string(s.problems_attempted); }},
       {"units (problem x sample)", [](const ConfigSummary& s) { return std::to_string(s.units); }},
       {"compiled", [](const ConfigSummary& s) { return count_pct(s, s.units_compiled); }},

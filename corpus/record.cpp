@@ -172,6 +172,7 @@ json Record::to_json() const {
             {"sample", sample},
             {"turn", turn}};
   if (!shard.empty()) j["shard"] = shard;
+  if (!candidate_format.empty()) j["candidate_format"] = candidate_format;
   if (kind == Kind::unit_done) {
     j["reason"] = reason;
     j["turns_used"] = turns_used;
@@ -240,6 +241,7 @@ Result<Record> Record::from_json(const json& j) {
     r.config = f.str("config", true);
     r.provider = f.str("provider");
     r.model = f.str("model");
+    r.candidate_format = f.str("candidate_format");
     Fields p = f.object("problem", true);
     r.problem = {p.str("name", true), p.str("file_hash"), p.str("category"), p.str("path")};
     r.sample = static_cast<int>(f.integer("sample"));

@@ -119,6 +119,9 @@ struct Record {
   int session = 1;
   std::string shard;  // "I/N" of the `kforge run --shard` that wrote it; empty when unsharded
   std::string config, provider, model;
+  // The configuration's candidate_format (kf_forward, kernelbench-cuda, kernelbench-triton); empty in
+  // records written before it was recorded, which are all kf_forward.
+  std::string candidate_format;
   ProblemRef problem;
   int sample = 0;
   int turn = 0;

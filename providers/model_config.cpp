@@ -1,5 +1,6 @@
 #include "providers/model_config.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdlib>
 #include <filesystem>
@@ -30,6 +31,30 @@ std::optional<ProviderKind> provider_kind_from_string(const std::string& text) {
     if (to_string(k) == text) return k;
   }
   return std::nullopt;
+}
+
+std::string to_string(CandidateFormat format) {
+  switch (format) {
+    case CandidateFormat::kf_forward: return "kf_forward";
+    case CandidateFormat::kernelbench_cuda: return "kernelbench-cuda";
+    case CandidateFormat::kernelbench_triton: return "kernelbench-triton";
+  }
+  return "unknown";
+}
+
+std::optional<CandidateFormat> candidate_format_from_string(const std::string& text) {
+  for (CandidateFormat f :
+       {CandidateFormat::kf_forward, CandidateFormat::kernelbench_cuda, CandidateFormat::kernelbench_triton}) {
+    if (to_string(f) == text) return f;
+  }
+  return std::nullopt;
+}
+
+const std::vector<std::string>& candidate_format_names() {
+  static const std::vector<std::string> names = {to_string(CandidateFormat::kf_forward),
+                                                 to_string(CandidateFormat::kernelbench_cuda),
+                                                 to_string(CandidateFormat::kernelbench_triton)};
+  return names;
 }
 
 Result<std::string> expand_env_references(const std::string& text) {
@@ -98,6 +123,7 @@ struct Field {
   Range range;
   bool required;
   Store store;  // empty: validated, not loaded (description)
+  const std::vector<std::string>* choices = nullptr;  // a string field's allowed values (nullptr: any)
 };
 
 template <class T> struct Stored { using type = T; };
@@ -165,6 +191,9 @@ const std::vector<Field>& fields() {
       {"loop", "stop_at_first_correct", Type::boolean, {}, false, into(&C::loop, &Lp::stop_at_first_correct)},
       {"loop", "keep_last_attempts", Type::integer, kNonNegative, false, into(&C::loop, &Lp::keep_last_attempts)},
       {"evaluation", "allow_reduced_precision", Type::boolean, {}, false, into(&C::allow_reduced_precision)},
+      {"", "candidate_format", Type::string, {}, false,
+       [](C& c, const json& v) { c.candidate_format = *candidate_format_from_string(v.get<std::string>()); },
+       &candidate_format_names()},
       {"", "raw_log_dir", Type::string, {}, false, into(&C::raw_log_dir)},
       {"", "prompt_overrides", Type::path_map, {}, false, [](C& c, const json& v) { c.prompt_overrides = v; }},
   };
@@ -246,6 +275,11 @@ class Checker {
     switch (f.type) {
       case Type::string:
         if (!v->is_string()) return problem(path, "must be a string");
+        if (f.choices && std::find(f.choices->begin(), f.choices->end(), v->get<std::string>()) == f.choices->end()) {
+          std::string list;
+          for (const auto& c : *f.choices) list += (list.empty() ? "" : ", ") + c;
+          return problem(path, "must be one of " + list + " (got '" + v->get<std::string>() + "')");
+        }
         break;
       case Type::boolean:
         if (!v->is_boolean()) return problem(path, "must be true or false");

@@ -18,6 +18,15 @@ enum class ProviderKind { openai_chat, openai_responses, anthropic, gemini, open
 std::string to_string(ProviderKind kind);
 std::optional<ProviderKind> provider_kind_from_string(const std::string& text);
 
+// What the agent asks the model for and how it reads the answer (candidate_format, docs/configuration.md):
+// kforge's kf_forward ABI, or a KernelBench solution file (ModelNew) with load_inline or Triton kernels.
+enum class CandidateFormat { kf_forward, kernelbench_cuda, kernelbench_triton };
+
+// "kf_forward", "kernelbench-cuda", "kernelbench-triton".
+std::string to_string(CandidateFormat format);
+std::optional<CandidateFormat> candidate_format_from_string(const std::string& text);
+const std::vector<std::string>& candidate_format_names();
+
 struct GenerationSettings {
   int64_t max_output_tokens = 8192;
   std::optional<double> temperature;     // omitted from the request when unset
@@ -82,6 +91,7 @@ struct ModelConfig {
   // evaluation.allow_reduced_precision: TF32/fp16/bf16 arithmetic accepted on fp32 problems (the evaluator's
   // precision trial only flags it). A campaign's configurations must agree (they share one evaluator).
   bool allow_reduced_precision = false;
+  CandidateFormat candidate_format = CandidateFormat::kf_forward;
   std::string raw_log_dir;     // "" = no raw exchange log
   std::optional<std::string> server;  // openai-compatible: "vllm"|"sglang"|"ollama"|"llamacpp"|"deepseek"|"openrouter"
   nlohmann::json prompt_overrides = nlohmann::json::object();  // template name -> file path

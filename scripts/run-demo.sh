@@ -1,21 +1,25 @@
 #!/usr/bin/env bash
-# Usage: scripts/run-demo.sh path/to/kforge [--backend cuda|host] [--out DIR]
+# Usage: scripts/run-demo.sh path/to/kforge [--backend cuda|host] [--configs DIR] [--out DIR]
 # The demo campaign: starts the scripted model server on a free port, answering known-correct kernels for
 # the three demo problems in configs/problems/demo/ (CUDA kernels when a GPU is present, host C++ kernels
-# otherwise), runs all five demo configurations (configs/demo/*.json) over them with `kforge run`, then
-# prints `kforge report`. Exit status: that of `kforge run` (3 when the server could not be started).
+# otherwise; in kf_forward's and in KernelBench's format), runs every configuration in --configs (default
+# configs/demo: the five demo configurations; configs/demo-kernelbench: one model asked in both formats)
+# over them with `kforge run`, then prints `kforge report`. Exit status: that of `kforge run` (3 when the
+# server could not be started).
 set -euo pipefail
 if [ $# -lt 1 ]; then
-  echo "usage: $0 path/to/kforge [--backend cuda|host] [--out DIR]" >&2
+  echo "usage: $0 path/to/kforge [--backend cuda|host] [--configs DIR] [--out DIR]" >&2
   exit 2
 fi
 kforge=$(realpath "$1")
 shift
 backend=""
+configs_dir=""
 out=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --backend) backend=$2; shift 2 ;;
+    --configs) configs_dir=$(realpath "$2"); shift 2 ;;
     --out) out=$2; shift 2 ;;
     *) echo "run-demo: unknown argument $1" >&2; exit 2 ;;
   esac
@@ -30,7 +34,9 @@ case "$backend" in
   host) script=configs/problems/demo/mock-host.json ;;
   *) echo "run-demo: --backend must be cuda or host" >&2; exit 2 ;;
 esac
-out=${out:-runs/demo-$backend-$(date -u +%Y%m%d-%H%M%S)}
+configs_dir=${configs_dir:-configs/demo}
+[ -d "$configs_dir" ] || { echo "run-demo: --configs $configs_dir is not a folder" >&2; exit 2; }
+out=${out:-runs/$(basename "$configs_dir")-$backend-$(date -u +%Y%m%d-%H%M%S)}
 
 workdir=$(mktemp -d "${TMPDIR:-/tmp}/kforge-demo.XXXXXX")
 server_pid=""
@@ -61,7 +67,7 @@ port=$(cat "$workdir/port")
 echo "run-demo: scripted model server listening on http://127.0.0.1:$port ($script)"
 
 configs=()
-for c in configs/demo/*.json; do configs+=(--config "$c"); done
+for c in "$configs_dir"/*.json; do configs+=(--config "$c"); done
 echo "run-demo: kforge run ${configs[*]} --problems configs/problems/demo --backend $backend --out $out"
 status=0
 KFORGE_MOCK_URL="http://127.0.0.1:$port" "$kforge" run "${configs[@]}" --problems configs/problems/demo \

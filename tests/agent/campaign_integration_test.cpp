@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -493,6 +494,64 @@ TEST_F(Campaign, BadShardAndGpuOptionsAreUsageErrors) {
   EXPECT_NE(log("a.log").find("is not I/N"), std::string::npos) << log("a.log");
   EXPECT_EQ(run("--config " + config + " --problems " + kDemo + " --gpus 0,1", "b.log"), 2);
   EXPECT_NE(log("b.log").find("--evaluators"), std::string::npos) << log("b.log");
+}
+
+// One model asked in both formats (the shipped demo pair, differing only in candidate_format) against the
+// demo script, which answers each format's first turn with an honest solution: both judged correct by the
+// same evaluator, each record naming its format, and the report telling the two configurations apart.
+TEST_F(Campaign, KfForwardAndKernelBenchFormatsSideBySide) {
+  start_server(demo_script(0));
+  const std::string pair = std::string(KFORGE_TEST_SOURCE_DIR) + "/configs/demo-kernelbench/";
+  const std::string args = "--config " + pair + "qwen-kf.json --config " + pair + "qwen-kb.json --problems " + kDemo +
+                           "/1_demo_relu.py --turns 1";
+  const int rc = kf::testing::run_shell("KFORGE_MOCK_URL=http://127.0.0.1:" + std::to_string(port_) + " " +
+                                        run_command(args) + " >'" + (dir_ / "run.log").string() + "' 2>&1")
+                     .exit_code;
+  ASSERT_EQ(rc, 0) << log();
+
+  std::map<std::string, json> eval_of;
+  for (const auto& r : of_kind(records(), "evaluation")) eval_of[r["config"]] = r;
+  ASSERT_EQ(eval_of.size(), 2u) << log();
+  const json& kf = eval_of["demo-qwen-kf"];
+  const json& kb = eval_of["demo-qwen-kb"];
+  EXPECT_EQ(kf["candidate_format"], "kf_forward");
+  EXPECT_EQ(kb["candidate_format"], "kernelbench-cuda");
+  EXPECT_EQ(kf["verdict"]["verdict"], "correct") << kf["verdict"].dump();
+  EXPECT_EQ(kb["verdict"]["verdict"], "correct") << kb["verdict"].dump();
+  EXPECT_EQ(kb["verdict"]["candidate_kind"], "kernelbench");
+  EXPECT_EQ(fs::path(kf["source"]["path"].get<std::string>()).extension(), ".cpp");
+  EXPECT_EQ(fs::path(kb["source"]["path"].get<std::string>()).extension(), ".py");
+  for (const auto& r : of_kind(records(), "unit_done")) EXPECT_TRUE(r.contains("candidate_format")) << r.dump();
+  auto manifest = json::parse(read_text(dir_ / "run" / "run.json"));
+  EXPECT_EQ(manifest["inputs"]["configs"]["demo-qwen-kb"]["candidate_format"], "kernelbench-cuda");
+
+  // Each configuration was asked in its own format.
+  std::map<std::string, std::string> first_turn;
+  for (const auto& q : requests()) {
+    const std::string text = q["last_user_message"];
+    first_turn[text.find("class ModelNew(nn.Module)") != std::string::npos ? "kb" : "kf"] = text;
+  }
+  ASSERT_EQ(first_turn.size(), 2u);
+  EXPECT_NE(first_turn["kf"].find("kf_forward"), std::string::npos);
+  EXPECT_NE(first_turn["kb"].find("cpp_sources"), std::string::npos);
+  EXPECT_EQ(first_turn["kb"].find("kf_forward"), std::string::npos);
+
+  auto rep = kforge_json("report '" + (dir_ / "run").string() + "' --format json");
+  ASSERT_EQ(rep["configurations"].size(), 2u);
+  for (const auto& c : rep["configurations"]) {
+    EXPECT_EQ(c["candidate_format"], c["config"] == "demo-qwen-kb" ? "kernelbench-cuda" : "kf_forward") << c.dump();
+    EXPECT_EQ(c["correct"]["count"], 1) << c.dump();
+  }
+}
+
+TEST_F(Campaign, TritonFormatOnTheHostBackendIsABadInputNamingTheAlternative) {
+  auto config = write_config("triton-on-host", 1, true);
+  json c = json::parse(read_text(config));
+  c["candidate_format"] = "kernelbench-triton";
+  std::ofstream(config) << c.dump(2);
+  EXPECT_EQ(run("--config " + config + " --problems " + kDemo), 2) << log();
+  EXPECT_NE(log().find("kernelbench-triton needs the cuda backend"), std::string::npos) << log();
+  EXPECT_NE(log().find("kernelbench-cuda"), std::string::npos) << log();
 }
 
 }  // namespace

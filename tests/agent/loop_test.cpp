@@ -216,6 +216,44 @@ TEST_F(LoopTest, KilledAfterCorrectRecordClosesTheUnitOnResume) {
   EXPECT_TRUE(p2.received.empty());
 }
 
+// A kernelbench-cuda unit: the python block is extracted, stored as .py for the evaluator's kernelbench
+// kind, its records name the format, and the feedback is the format's own.
+TEST_F(LoopTest, KernelBenchFormatStoresPythonSolutionsAndNamesTheFormat) {
+  auto spec = candidate_spec(CandidateFormat::kernelbench_cuda, false);
+  ASSERT_TRUE(spec.ok());
+  auto t =
+      PromptTemplates::load(nlohmann::json::object(), ".", KFORGE_TEST_SOURCE_DIR "/prompts", spec->template_layers);
+  ASSERT_TRUE(t.ok()) << t.error().message;
+  templates = *t;
+  const std::string solution = "import torch\n\nclass ModelNew(torch.nn.Module):\n    def forward(self, x):\n"
+                               "        return x\n";
+  FakeProvider p({kGood, "Done.\n```python\n" + solution + "```\n", "```python\n" + solution + "```\n"});
+  nlohmann::json fallback = {
+      {"verdict", "rejected"},
+      {"correct", false},
+      {"reasons", {{{"code", "rejected.torch_fallback"}, {"detail", "forward calls no kernel of its own"}}}}};
+  FakeJudge j({fallback, verdict("correct", 1.3)});
+  auto u = job(p, j, 3);
+  u.candidate = *spec;
+  ASSERT_EQ(*run_unit(u), UnitOutcome::done);
+  auto rs = records();
+  ASSERT_EQ(rs.size(), 4u);
+  // Turn 1 answered in kf_forward's format: nothing to extract in this one.
+  EXPECT_EQ(rs[0].extraction, "no_code_block");
+  EXPECT_NE(rs[0].feedback.find("no fenced ```python code block"), std::string::npos) << rs[0].feedback;
+  EXPECT_NE(rs[0].feedback.find("labelled cuda"), std::string::npos) << rs[0].feedback;
+  EXPECT_NE(rs[0].feedback.find("class ModelNew(nn.Module)"), std::string::npos) << rs[0].feedback;
+  EXPECT_NE(rs[1].feedback.find("rejected by the verifier: rejected.torch_fallback: forward calls no kernel"),
+            std::string::npos)
+      << rs[1].feedback;
+  EXPECT_NE(rs[2].feedback.find("Your solution is correct."), std::string::npos) << rs[2].feedback;
+  ASSERT_EQ(j.sources.size(), 2u);
+  EXPECT_EQ(fs::path(j.sources[0]).extension(), ".py");
+  ASSERT_TRUE(rs[1].source);
+  EXPECT_EQ(fs::path(rs[1].source->path).extension(), ".py");
+  for (const auto& r : rs) EXPECT_EQ(r.candidate_format, "kernelbench-cuda") << corpus::to_string(r.kind);
+}
+
 TEST(Conversation, TrimsToTheLastKAttempts) {
   std::vector<Attempt> a = {{"a1", "f1"}, {"a2", "f2"}, {"a3", "f3"}};
   auto all = build_messages("S", "F", a, 0);
@@ -242,6 +280,12 @@ TEST(Feedback, EachOutcomeUsesItsTemplate) {
   EXPECT_NE(render_feedback(*t, to, "cuda")->find("time limit"), std::string::npos);
   nlohmann::json rt = {{"verdict", "runtime_error"}, {"reasons", {{{"code", "runtime_error.signal"}, {"detail", "SIGSEGV"}}}}};
   EXPECT_NE(render_feedback(*t, rt, "cuda")->find("SIGSEGV"), std::string::npos);
+  // A specific compile_error reason goes before the compiler's output, which need not mention it.
+  nlohmann::json ce = {{"verdict", "compile_error"},
+                       {"reasons", {{{"code", "compile_error.missing_package"}, {"detail", "tilelang is not installed"}}}},
+                       {"compiler_output", "Traceback (most recent call last):\nModuleNotFoundError"}};
+  EXPECT_NE(render_feedback(*t, ce, "cuda")->find("compile_error.missing_package: tilelang is not installed\nTraceback"),
+            std::string::npos);
   auto nc = render_feedback(*t, no_code_verdict("no_kf_forward", "Your code block does not define kf_forward"), "cpp");
   EXPECT_NE(nc->find("does not define kf_forward"), std::string::npos);
   EXPECT_NE(nc->find("`cpp`"), std::string::npos);

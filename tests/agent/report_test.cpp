@@ -146,10 +146,14 @@ TEST_F(ReportFixture, FormatsCarryTheFigures) {
             std::string::npos)
       << md;
   auto csv = format_report(summaries, ReportFormat::csv, "fixture");
-  EXPECT_NE(csv.find(",alpha,openai-chat,m-a,4,4,3,75.00,3,75.00,0.7500,0.7500,0.5000,0.2500,0,3,1.6000,"),
+  EXPECT_NE(csv.find(",alpha,openai-chat,m-a,kf_forward,4,4,3,75.00,3,75.00,0.7500,0.7500,0.5000,0.2500,0,3,1.6000,"),
             std::string::npos)
       << csv;
+  // beta's records name their candidate format; alpha's predate the field, so they are kf_forward.
+  EXPECT_NE(md.find("| candidate format | kf_forward | kernelbench-cuda |"), std::string::npos) << md;
+  EXPECT_NE(csv.find(",beta,anthropic,m-b,kernelbench-cuda,"), std::string::npos) << csv;
   auto j = nlohmann::json::parse(format_report(summaries, ReportFormat::json, "fixture"));
+  EXPECT_EQ(j["configurations"][1]["candidate_format"], "kernelbench-cuda");
   EXPECT_EQ(j["configurations"][0]["fast_p"]["1.5"]["count"], 2);
   EXPECT_EQ(j["configurations"][1]["provider_failures"]["total"], 2);
 }

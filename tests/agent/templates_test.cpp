@@ -1,3 +1,5 @@
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 
@@ -70,6 +72,28 @@ TEST(PromptTemplates, UnknownOverrideNameIsAnError) {
   auto t = PromptTemplates::load({{"corect", "x.txt"}}, ".", KFORGE_TEST_SOURCE_DIR "/prompts");
   ASSERT_FALSE(t.ok());
   EXPECT_NE(t.error().message.find("corect"), std::string::npos);
+}
+
+
+TEST(PromptTemplates, LayersTakeEachTemplateFromTheMostSpecificFolder) {
+  namespace fs = std::filesystem;
+  const fs::path root = fs::temp_directory_path() / ("kforge_agent_layers_test_" + std::to_string(::getpid()));
+  fs::remove_all(root);
+  fs::create_directories(root / "set" / "variant");
+  for (const auto& name : template_names()) std::ofstream(root / "set" / (name + ".txt")) << "shared " << name;
+  std::ofstream(root / "set" / "variant" / "first_turn.txt") << "variant first turn";
+  auto t = PromptTemplates::load(nlohmann::json::object(), ".", root.string(), {"set/variant", "set"});
+  ASSERT_TRUE(t.ok()) << t.error().message;
+  EXPECT_EQ(*t->render("first_turn", {}), "variant first turn");
+  EXPECT_EQ(*t->render("correct", {}), "shared correct");
+
+  fs::remove(root / "set" / "timeout.txt");
+  auto missing = PromptTemplates::load(nlohmann::json::object(), ".", root.string(), {"set/variant", "set"});
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.error().message.find("'timeout'"), std::string::npos) << missing.error().message;
+  EXPECT_NE(missing.error().message.find((root / "set" / "variant").string()), std::string::npos)
+      << missing.error().message;
+  fs::remove_all(root);
 }
 
 }  // namespace

@@ -57,9 +57,11 @@ class CorpusDir : public ::testing::Test {
 TEST(Record, RoundTripsEveryField) {
   Record r = evaluation("c", "19_ReLU", 2, 3, true, 1.5);
   r.shard = "1/4";
+  r.candidate_format = "kernelbench-cuda";
   auto back = Record::from_json(nlohmann::json::parse(r.to_json().dump()));
   ASSERT_TRUE(back.ok()) << back.error().message;
   EXPECT_EQ(back->to_json(), r.to_json());
+  EXPECT_EQ(back->candidate_format, "kernelbench-cuda");
   EXPECT_EQ(back->key(), (UnitKey{"c", "19_ReLU", 2}));
   EXPECT_TRUE(back->correct());
   EXPECT_EQ(back->speedup(), 1.5);
@@ -79,6 +81,7 @@ TEST(Record, RoundTripsEveryField) {
   ASSERT_TRUE(d.ok());
   EXPECT_EQ(d->best_turn, 2);
   EXPECT_FALSE(d->to_json().contains("verdict"));
+  EXPECT_FALSE(d->to_json().contains("candidate_format"));  // as records written before the field existed
 }
 
 TEST(Record, ImportedRoundTripsWithUnknownClaimsAsNull) {

@@ -220,5 +220,38 @@ TEST(ModelConfig, BaseUrlEnvironmentSubstitution) {
   EXPECT_FALSE(expand_env_references("${UNCLOSED").ok());
 }
 
+
+TEST(ModelConfig, CandidateFormat) {
+  auto plain = load_model_config(kSource + "/configs/qwen-coder-vllm.json");
+  ASSERT_TRUE(plain.ok()) << plain.error().message;
+  EXPECT_EQ(plain->candidate_format, CandidateFormat::kf_forward);  // the default
+  for (const auto& name : candidate_format_names()) EXPECT_EQ(to_string(*candidate_format_from_string(name)), name);
+
+  nlohmann::json doc = {{"provider", "openai-chat"}, {"base_url", "https://api.openai.com/v1"}, {"model", "gpt-4.1"},
+                        {"candidate_format", "kernelbench"}};
+  auto bad = validate_model_config_json(doc, "x.json");
+  EXPECT_TRUE(has_problem(bad, "candidate_format",
+                          "must be one of kf_forward, kernelbench-cuda, kernelbench-triton (got 'kernelbench')"))
+      << dump(bad);
+  doc["candidate_format"] = 1;
+  EXPECT_TRUE(has_problem(validate_model_config_json(doc, "x.json"), "candidate_format", "must be a string"));
+}
+
+// The demo pair compares the two formats on one model: the files differ in name and candidate_format only.
+TEST(ModelConfig, DemoKernelBenchPairDiffersOnlyInTheFormat) {
+  auto kf = load_model_config(kSource + "/configs/demo-kernelbench/qwen-kf.json");
+  auto kb = load_model_config(kSource + "/configs/demo-kernelbench/qwen-kb.json");
+  ASSERT_TRUE(kf.ok()) << kf.error().message;
+  ASSERT_TRUE(kb.ok()) << kb.error().message;
+  EXPECT_EQ(kf->candidate_format, CandidateFormat::kf_forward);
+  EXPECT_EQ(kb->candidate_format, CandidateFormat::kernelbench_cuda);
+  nlohmann::json a = kf->raw, b = kb->raw;
+  for (auto* j : {&a, &b}) {
+    j->erase("name");
+    j->erase("candidate_format");
+  }
+  EXPECT_EQ(a, b);
+}
+
 }  // namespace
 }  // namespace kf::providers
