@@ -352,6 +352,8 @@ class Importer {
     r.session = session_;
     r.config = run.name;
     r.provider = "kernelbench";
+    // Reports group by format: a solution with Triton kernels is the triton format, every other one cuda.
+    r.candidate_format = text->find("triton.jit") != std::string::npos ? "kernelbench-triton" : "kernelbench-cuda";
     r.problem = problem.ref();
     r.sample = id.sample;
     // A changed file under the same (run, problem, sample) is a new version of that solution.

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -36,8 +37,13 @@ Result<std::string> read_file(const std::string& path) {
   return ss.str();
 }
 
+std::string unique_temp_suffix() {
+  static std::atomic<uint64_t> next{0};
+  return ".tmp." + std::to_string(::getpid()) + "." + std::to_string(next.fetch_add(1));
+}
+
 Status write_file_atomic(const std::string& path, const std::string& contents) {
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  const std::string tmp = path + unique_temp_suffix();
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) return io_error("cannot create", tmp);
   bool good = write_all(fd, contents.data(), contents.size()) && ::fsync(fd) == 0;

@@ -243,7 +243,9 @@ Compiled Compiler::compile(const std::string& source_path) {
   }
   fs::create_directories(dir, ec);
   if (rec["status"] == "ok") {
-    fs::path tmp_lib = dir / ("candidate.so.tmp" + std::to_string(getpid()));
+    // Several compiles of one source (a campaign's samples) can finish together: each copies to its own
+    // temporary and renames; the last rename wins with identical contents.
+    fs::path tmp_lib = dir / ("candidate.so" + unique_temp_suffix());
     fs::copy_file(work / "candidate.so", tmp_lib, fs::copy_options::overwrite_existing, ec);
     if (!ec) fs::rename(tmp_lib, lib, ec);
     if (ec) {

@@ -66,9 +66,13 @@ void judge_runner_failure(Verdict& v, const RunnerEnd& e, bool candidate_loaded,
                           const std::string& limit);
 
 // The trusted time per call against the runner's own CUDA events (a diagnostic the candidate controls):
-// events far below the trusted time mean work outside the given stream; events above it are impossible
-// for an honest runner (a tampered clock). Empty when they agree well enough.
+// events above it are impossible for an honest runner (a tampered clock). Events below it prove nothing
+// (work on the host side of a call, e.g. allocations, is not on the stream and is rightly timed).
 std::optional<Reason> judge_event_disagreement(double trusted_ms, double events_ms);
+
+// The median time the device stayed busy after the given stream had finished (the runner's report, believed
+// only against the candidate): GPU work that escaped the stream, a race for any caller that waits on it.
+std::optional<Reason> judge_device_tail(double median_tail_ms);
 
 // A median below bytes moved / copy bandwidth (with a margin) is physically implausible.
 std::optional<Reason> judge_bandwidth_floor(double time_ms, int64_t bytes, double gbps, double* floor_ms);

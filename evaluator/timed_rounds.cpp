@@ -93,6 +93,7 @@ bool Evaluator::Impl::timed_rounds(Verdict& v, Session& s, const Plan& plan) {
   std::vector<int> order(static_cast<size_t>(k));
   std::bernoulli_distribution checked(std::clamp(opt.check_fraction, 0.0, 1.0));
   double events_total = 0, trusted_total = 0;
+  std::vector<double> tails;
   int checked_rounds = 0, checked_slots = 0, round_no = 0;
   bool shapes_sent = false;
   nlohmann::json round_log = nlohmann::json::array();
@@ -154,9 +155,12 @@ bool Evaluator::Impl::timed_rounds(Verdict& v, Session& s, const Plan& plan) {
     }
     auto ev = e.reply.find("events_ms");
     const double events = ev != e.reply.end() && ev->is_number() ? ev->get<double>() : 0.0;
+    auto tl = e.reply.find("device_tail_ms");
+    const double tail = tl != e.reply.end() && tl->is_number() ? tl->get<double>() : 0.0;
     if (!policy.warming_up()) {
       events_total += events;
       trusted_total += ms;
+      tails.push_back(tail);
     }
     if (round_log.size() < 400) round_log.push_back({raw_ms, events, check});
     policy.add(ms, k);
@@ -183,6 +187,12 @@ bool Evaluator::Impl::timed_rounds(Verdict& v, Session& s, const Plan& plan) {
     const double calls = static_cast<double>(policy.calls());
     t["events_per_call_ms"] = events_total / calls;
     if (auto r = judge_event_disagreement(trusted_total / calls, events_total / calls)) v.reasons.push_back(*r);
+  }
+  if (!tails.empty()) {
+    std::nth_element(tails.begin(), tails.begin() + static_cast<long>(tails.size() / 2), tails.end());
+    const double median_tail = tails[tails.size() / 2];
+    t["device_tail_ms"] = median_tail;
+    if (auto r = judge_device_tail(median_tail)) v.reasons.push_back(*r);
   }
   v.checks["timing"]["candidate"] = t;
   v.time_ms = policy.median_ms();

@@ -147,3 +147,19 @@ TEST(Signature, SeedDependentSizesAreNamed) {
 }
 
 }  // namespace
+
+// Host-side work in a call (allocations, blocked system calls) is timed by the trusted clock but is not on
+// the stream: events far below the trusted time are no evidence against the candidate. Events above it are.
+TEST(Judge, EventsBelowTheTrustedTimeAreNotHeldAgainstTheCandidate) {
+  EXPECT_FALSE(judge_event_disagreement(0.102, 0.0036).has_value());
+  auto r = judge_event_disagreement(1.0, 5.0);
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(r->code, "rejected.timer_tampering");
+}
+
+TEST(Judge, GpuWorkLeftRunningAfterTheGivenStreamIsUnsynchronized) {
+  EXPECT_FALSE(judge_device_tail(0.01).has_value());
+  auto r = judge_device_tail(5.1);
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(r->code, "rejected.unsynchronized_work");
+}
