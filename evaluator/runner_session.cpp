@@ -36,7 +36,7 @@ std::string to_string(CudaIsolation isolation) {
 
 RunnerSession::~RunnerSession() { finish(); }
 
-Status RunnerSession::start(const std::string& runner, const std::string& job_dir,
+Status RunnerSession::start(const std::vector<std::string>& command, const std::string& job_dir,
                             std::map<std::string, std::string> env, double deadline_s,
                             const RunnerSandbox& confinement) {
   int cmd[2], rep[2];
@@ -49,7 +49,9 @@ Status RunnerSession::start(const std::string& runner, const std::string& job_di
     return make_error("harness.runner", std::string("cannot create runner pipes: ") + std::strerror(saved));
   }
   sandbox::Spec spec;
-  spec.argv = {runner, "--job", job_dir, "--cmd-fd", std::to_string(cmd[0]), "--report-fd", std::to_string(rep[1])};
+  spec.argv = command;
+  spec.argv.insert(spec.argv.end(), {"--job", job_dir, "--cmd-fd", std::to_string(cmd[0]), "--report-fd",
+                                     std::to_string(rep[1])});
   spec.env = std::move(env);
   spec.workdir = job_dir;
   spec.readonly_paths = confinement.readonly_paths;
