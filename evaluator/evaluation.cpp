@@ -93,8 +93,8 @@ bool Evaluator::Impl::no_custom_kernel(Verdict& v, Session& s, const RunnerEnd& 
   }
   v.reasons.push_back({"rejected.torch_fallback",
                        "no kernel of the solution's own ran during " + during +
-                           " (no call into a load_inline extension, no Triton launch): ModelNew.forward did the work "
-                           "with PyTorch"});
+                           " (no call into a load_inline extension, no Triton launch): ModelNew.forward's result came "
+                           "from PyTorch operators or from a cache"});
   return true;
 }
 
