@@ -119,23 +119,24 @@ std::vector<std::string> ExtensionBuilder::link_flags(const ExtensionCall& call)
   return f;
 }
 
-std::string ExtensionBuilder::pch_dir() {
+std::string ExtensionBuilder::pch_dir(const std::string& level) {
   std::lock_guard lock(pch_mutex_);
-  if (pch_dir_) return *pch_dir_;
-  pch_dir_ = std::string();
+  if (auto it = pch_dirs_.find(level); it != pch_dirs_.end()) return it->second;
+  std::string& result = pch_dirs_[level];
   const char* off = std::getenv("KFORGE_KERNELBENCH_PCH");
-  if (!config_.use_pch || (off && std::string(off) == "0")) return *pch_dir_;
-  const auto flags = cxx_flags(nullptr);
+  if (!config_.use_pch || (off && std::string(off) == "0")) return result;
+  auto flags = cxx_flags(nullptr);
+  if (!level.empty()) flags.push_back(level);
   std::string material = "kforge-pch-v1\n" + toolchain_identity();
   for (const auto& f : flags) material += "\n" + f;
   const fs::path dir = fs::path(config_.cache_dir) / "pch" / sha256_hex(material);
   std::error_code ec;
-  if (fs::exists(dir / (std::string(kPchHeader) + ".gch"), ec)) return *pch_dir_ = dir.string();
+  if (fs::exists(dir / (std::string(kPchHeader) + ".gch"), ec)) return result = dir.string();
   // Built in a scratch folder from kforge's own one-line header (no candidate input), then moved into the
   // cache read-only: every later main.cpp is compiled with `-include` of it.
   auto scratch = ScratchDir::create("kforge-pch");
-  if (!scratch.ok()) return *pch_dir_;
-  if (!write_file_atomic(scratch->file(kPchHeader), "#include <torch/extension.h>\n").ok()) return *pch_dir_;
+  if (!scratch.ok()) return result;
+  if (!write_file_atomic(scratch->file(kPchHeader), "#include <torch/extension.h>\n").ok()) return result;
   sandbox::Spec spec;
   spec.argv = {"g++"};
   spec.argv.insert(spec.argv.end(), flags.begin(), flags.end());
@@ -155,7 +156,7 @@ std::string ExtensionBuilder::pch_dir() {
   if (!out.ok() || !succeeded(*out)) {
     log::warn("kernelbench: building the precompiled torch/extension.h failed; extensions build without it" +
               (out.ok() ? ": " + out->stderr_text.substr(0, 500) : ": " + out.error().message));
-    return *pch_dir_;
+    return result;
   }
   fs::create_directories(dir.parent_path(), ec);
   const fs::path tmp = dir.string() + ".tmp" + std::to_string(::getpid());
@@ -163,14 +164,17 @@ std::string ExtensionBuilder::pch_dir() {
   fs::create_directories(tmp, ec);
   fs::copy_file(scratch->file(kPchHeader), tmp / kPchHeader, ec);
   if (!ec) fs::copy_file(scratch->file(std::string(kPchHeader) + ".gch"), tmp / (std::string(kPchHeader) + ".gch"), ec);
-  if (!ec) make_read_only(tmp);
   if (!ec) fs::rename(tmp, dir, ec);
-  if (ec && !fs::exists(dir / (std::string(kPchHeader) + ".gch"))) {
-    fs::remove_all(tmp, ec);
-    return *pch_dir_;
+  if (ec) {
+    std::error_code ignored;
+    fs::remove_all(tmp, ignored);  // another kforge may have put one there first: that one is used
+    if (!fs::exists(dir / (std::string(kPchHeader) + ".gch"))) return result;
+  } else {
+    make_read_only(dir);
   }
-  log::info("kernelbench: built the precompiled torch/extension.h in " + std::to_string(now_s() - t0) + " s");
-  return *pch_dir_ = dir.string();
+  log::info("kernelbench: built the precompiled torch/extension.h" + (level.empty() ? "" : " at " + level) + " in " +
+            std::to_string(now_s() - t0) + " s");
+  return result = dir.string();
 }
 
 ExtensionBuild ExtensionBuilder::build(const ExtensionCall& call) {
@@ -218,7 +222,11 @@ ExtensionBuild ExtensionBuilder::build(const ExtensionCall& call) {
       (has_cuda && !write_file_atomic(scratch->file("cuda.cu"), call.cuda_cu()).ok()))
     return harness("harness.compile_tmp", "cannot write the extension's sources into " + scratch->path());
 
-  const std::string pch = pch_dir();
+  // The optimisation level the solution asks for (the last one wins, as on g++'s command line).
+  std::string level;
+  for (const auto& f : call.extra_cflags)
+    if (f == "-O0" || f == "-O1" || f == "-O2" || f == "-O3" || f == "-Os") level = f;
+  const std::string pch = pch_dir(level);
   auto job_spec = [&](std::vector<std::string> argv) {
     sandbox::Spec spec;
     spec.argv = std::move(argv);
@@ -275,8 +283,11 @@ ExtensionBuild ExtensionBuilder::build(const ExtensionCall& call) {
                                           {"detail", "compiling " + file + " of load_inline('" + call.name +
                                                          "') ran past its time limit (" +
                                                          std::to_string(static_cast<int>(config_.timeout_s)) + " s)"}}}}};
+    const std::string text = o.stdout_text + o.stderr_text;
+    // The linker names what it misses on lines without the word "error": its last lines say it all.
     std::string detail = "load_inline('" + call.name + "'), " + file + ":\n" +
-                         first_error_lines(o.stdout_text + o.stderr_text);
+                         (file == "the link" ? text.substr(text.size() > 1500 ? text.size() - 1500 : 0)
+                                             : first_error_lines(text));
     if (o.memory_limit_hit) detail = "the compiler ran out of its memory limit\n" + detail;
     return nlohmann::json{{"status", "compile_error"}, {"reasons", {{{"code", "compile_error"}, {"detail", detail}}}}};
   };

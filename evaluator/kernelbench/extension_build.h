@@ -3,8 +3,8 @@
 // compile jobs: main.cpp with g++ (with a precompiled torch/extension.h when available) and cuda.cu with nvcc
 // in parallel, then one link against the python's torch. Each extension is cached by sha256 of its sources,
 // flags, toolchain and torch (a solution that changes only its Python code reuses it). docs/candidates.md.
+#include <map>
 #include <mutex>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -47,16 +47,17 @@ class ExtensionBuilder {
   std::vector<std::string> cxx_flags(const ExtensionCall* call) const;
   std::vector<std::string> cuda_flags(const ExtensionCall& call) const;
   std::vector<std::string> link_flags(const ExtensionCall& call) const;
-  // The folder holding the precompiled torch/extension.h for cxx_flags(), built once (a job that reads no
-  // candidate input) and kept read-only in the cache; "" when it is off or could not be built.
-  std::string pch_dir();
+  // The folder holding the precompiled torch/extension.h for cxx_flags() at optimisation level `level` ("" or
+  // one of -O0..-O3, -Os: g++ uses a precompiled header only at the level it was built with), built once per
+  // level by a job that reads no candidate input, kept read-only in the cache; "" when off or not buildable.
+  std::string pch_dir(const std::string& level);
 
   BuildConfig config_;
   PythonEnv env_;
   std::mutex mutex_;
   std::string identity_;
   std::mutex pch_mutex_;
-  std::optional<std::string> pch_dir_;
+  std::map<std::string, std::string> pch_dirs_;  // level -> folder ("" when it could not be built)
 };
 
 }  // namespace kf::eval::kernelbench
