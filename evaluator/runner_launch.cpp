@@ -34,7 +34,7 @@ Result<Evaluator::Impl::RunnerLaunch> Evaluator::Impl::runner_launch(const std::
                                                                      const nlohmann::json& buffers) {
   RunnerLaunch l;
   // An allowlist: nothing of kforge's own environment (API keys, tokens) reaches candidate code.
-  l.env = {{"PATH", "/usr/local/bin:/usr/bin:/bin"}, {"HOME", job_dir}, {"LANG", "C.UTF-8"}};
+  l.env = {{"PATH", "/usr/local/bin:/usr/bin:/bin"}, {"HOME", job_dir}, {"LANG", "C"}};
   if (opt.backend == Backend::cuda) {
     l.confinement.cuda = true;
     l.confinement.cuda_isolation = *parse_cuda_isolation(opt.cuda_runner_isolation);

@@ -58,7 +58,12 @@ def main():
     result = {}
     try:
         import torch
-        import torch.utils.cpp_extension as ce
+        try:
+            import torch.utils.cpp_extension as ce
+        except Exception:  # it needs setuptools; solutions reach load_inline through it either way
+            ce = types.ModuleType("torch.utils.cpp_extension")
+            sys.modules["torch.utils.cpp_extension"] = ce
+            torch.utils.cpp_extension = ce
         ce.load_inline, ce.load = load_inline, load
         spec = importlib.util.spec_from_file_location("kforge_solution", opts["--solution"])
         module = importlib.util.module_from_spec(spec)

@@ -123,8 +123,7 @@ class CudaIpc:
         self.lib.cudaGetErrorName.restype = ctypes.c_char_p
 
     def open(self, hex_handle):
-        h = CudaIpc.Handle()
-        h.reserved = bytes.fromhex(hex_handle)[:64]
+        h = CudaIpc.Handle.from_buffer_copy(bytes.fromhex(hex_handle)[:64].ljust(64, b"\0"))
         ptr = ctypes.c_void_p()
         rc = self.lib.cudaIpcOpenMemHandle(ctypes.byref(ptr), h, 1)  # cudaIpcMemLazyEnablePeerAccess
         if rc != 0:
@@ -232,6 +231,18 @@ def count_triton_launches():
     JITFunction.run = counted(JITFunction.run)
 
 
+def extension_module():
+    """torch.utils.cpp_extension, or a stand-in where it cannot be imported (it needs setuptools): solutions
+    reach load_inline through it either way."""
+    try:
+        import torch.utils.cpp_extension as module
+    except Exception:  # noqa: BLE001
+        module = types.ModuleType("torch.utils.cpp_extension")
+        sys.modules["torch.utils.cpp_extension"] = module
+        torch.utils.cpp_extension = module
+    return module
+
+
 def decode(value):
     """Init inputs as the oracle encoded them (JSON with tagged tuples, tensors, dtypes, non-finite floats)."""
     if isinstance(value, list):
@@ -281,7 +292,7 @@ def main():
         s[spec["role"]].append(Buffer(spec, ipc))
     arg_kinds = JOB.get("arg_kinds", [])
     load_inline, load = prebuilt_loader(JOB.get("extensions", []))
-    import torch.utils.cpp_extension as cpp_extension
+    cpp_extension = extension_module()
     cpp_extension.load_inline, cpp_extension.load = load_inline, load
     if JOB.get("uses_triton"):
         count_triton_launches()
@@ -393,6 +404,7 @@ def main():
                 _record(stop)
                 _synchronize()
                 ms = float(_elapsed(start, stop))
+                ms = ms if ms == ms and abs(ms) != float("inf") else 0.0
         except OutputError as e:
             fail("runtime_error.output", str(e))
         except BaseException as e:  # noqa: B902
