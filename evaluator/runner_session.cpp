@@ -65,6 +65,7 @@ Status RunnerSession::start(const std::vector<std::string>& command, const std::
   unsigned cores = std::max(1u, std::thread::hardware_concurrency());
   spec.limits.cpu_s = (lifetime + 10) * cores;
   spec.limits.processes = 1024;  // threads count against the cgroup's pids limit
+  spec.limits.open_files = 1024;  // the python runner: torch's and Triton's libraries and caches
   spec.limits.file_size_bytes = 16ull << 30;
   spec.limits.memory_bytes = confinement.cuda ? 16ull << 30 : 4ull << 30;
   if (confinement.cuda && confinement.cuda_isolation == CudaIsolation::shared_pid) spec.pid_namespace = false;

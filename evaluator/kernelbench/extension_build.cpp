@@ -305,7 +305,7 @@ ExtensionBuild ExtensionBuilder::build(const ExtensionCall& call) {
     b.output += output_of(*link, "link (g++)");
     const fs::path built = fs::path(scratch->path()) / (call.name + ".so");
     std::error_code size_ec;
-    if (!succeeded(*link) || !fs::exists(built)) {
+    if (!succeeded(*link) || !fs::is_regular_file(fs::symlink_status(built, size_ec))) {
       rec.update(compile_failure(*link, "the link"));
     } else if (fs::file_size(built, size_ec) > kMaxLibraryBytes && !size_ec) {
       rec["status"] = "rejected";

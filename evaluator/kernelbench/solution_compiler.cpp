@@ -187,10 +187,14 @@ Compiled SolutionCompiler::compile(const std::string& source_path) {
     if (ran->status == sandbox::Outcome::Status::launch_failed)
       return fail("harness_error", {{"harness.compile_launch", "cannot start " + env->executable + ": " +
                                                                    ran->launch_error}});
+    // The solution could have left a link there to a file of the host's: only a plain file of bounded size
+    // is read.
     std::string record_text;
     std::error_code ec;
-    if (fs::file_size(scratch->file("calls.json"), ec) <= kMaxRecordBytes && !ec) {
-      if (auto t = read_file(scratch->file("calls.json")); t.ok()) record_text = *t;
+    const fs::path record_path = scratch->file("calls.json");
+    if (fs::is_regular_file(fs::symlink_status(record_path, ec)) && fs::file_size(record_path, ec) <= kMaxRecordBytes &&
+        !ec) {
+      if (auto t = read_file(record_path.string()); t.ok()) record_text = *t;
     }
     auto record = nlohmann::json::parse(record_text, nullptr, false);
     const std::string tail = ran->stderr_text.size() > 2000 ? ran->stderr_text.substr(ran->stderr_text.size() - 2000)
