@@ -2,6 +2,7 @@
 // The evaluator's state (Evaluator::Impl) and the limits every part of an evaluation shares. Internal to
 // evaluator/: evaluator.cpp (setup and the public calls), evaluation.cpp (one candidate's evaluation and
 // its judging), timed_rounds.cpp (the timing plan and rounds).
+#include <algorithm>
 #include <cstdint>
 #include <filesystem>
 #include <map>
@@ -100,7 +101,8 @@ struct Evaluator::Impl {
     sc.cuda_home = opt.cuda_home;
     sc.gpu_arch = opt.gpu_arch;
     sc.cache_dir = opt.cache_dir;
-    sc.timeout_s = opt.compile_timeout_s;
+    // torch's headers alone take tens of seconds to compile: a solution's build jobs get at least 300 s.
+    sc.timeout_s = std::max(opt.compile_timeout_s, 300.0);
     sc.allow_vendor_libs = opt.allow_vendor_libs;
     sc.use_pch = opt.kernelbench_pch;
     solution_compiler = std::make_unique<kernelbench::SolutionCompiler>(sc);
