@@ -192,7 +192,9 @@ ExtensionBuild ExtensionBuilder::build(const ExtensionCall& call) {
       return;
     }
     b.verdict = rec.value("status", "compile_error");
-    for (const auto& r : rec["reasons"]) b.failure.push_back({r.value("code", "compile_error"), r.value("detail", "")});
+    for (const auto& r : rec.value("reasons", nlohmann::json::array()))
+      if (r.is_object()) b.failure.push_back({r.value("code", "compile_error"), r.value("detail", "")});
+    if (b.failure.empty()) b.failure.push_back({"compile_error", "the extension did not build"});
   };
   if (auto text = read_file(result_file.string()); text.ok()) {
     auto rec = nlohmann::json::parse(*text, nullptr, false);

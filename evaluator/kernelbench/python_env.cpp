@@ -33,6 +33,8 @@ std::string PythonEnv::identity() const {
   std::string s = executable + "|" + python_version + "|torch " + torch_version + "|cuda " + torch_cuda + "|abi " +
                   std::to_string(cxx11_abi);
   for (const auto& [k, v] : pybind11) s += "|" + k + "=" + v;
+  // Which JIT packages are there decides compile_error.missing_package.
+  for (const auto& [k, v] : packages) s += "|" + k + "=" + v.value_or("-");
   return s;
 }
 

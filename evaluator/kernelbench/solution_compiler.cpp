@@ -111,22 +111,24 @@ Compiled SolutionCompiler::compile(const std::string& source_path) {
 
   auto from_record = [&](const nlohmann::json& rec) -> bool {
     c.compiler_output = rec.value("output", "");
-    c.static_findings = rec.contains("static") ? rec["static"] : nlohmann::json();
+    c.static_findings = rec.value("static", nlohmann::json());
     if (rec.value("status", "") != "ok") {
       std::vector<Reason> reasons;
-      for (const auto& r : rec["reasons"]) reasons.push_back({r.value("code", ""), r.value("detail", "")});
+      for (const auto& r : rec.value("reasons", nlohmann::json::array()))
+        if (r.is_object()) reasons.push_back({r.value("code", ""), r.value("detail", "")});
       fail(rec.value("status", "compile_error"), reasons, c.static_findings);
       return true;
     }
     c.extensions.clear();
-    for (const auto& e : rec["extensions"]) {
+    for (const auto& e : rec.value("extensions", nlohmann::json::array())) {
+      if (!e.is_object()) return false;
       BuiltExtension x{e.value("name", ""), e.value("key", ""), e.value("library", "")};
       if (!fs::exists(x.library)) return false;
       c.extensions.push_back(x);
     }
     if (!fs::exists(copy)) return false;
     c.library_path = copy.string();
-    c.build_log = rec.contains("extensions") ? rec["extensions"] : nlohmann::json::array();
+    c.build_log = rec.value("extensions", nlohmann::json::array());
     c.compile_s = now_s() - t0;
     return true;
   };
