@@ -3,8 +3,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <filesystem>
-#include <thread>
 
 #include "core/child_process.h"
 #include "core/files.h"
