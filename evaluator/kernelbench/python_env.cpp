@@ -44,9 +44,16 @@ Result<PythonEnv> probe_python_env(const std::string& python, const std::string&
   auto run = run_captured(command, timeout_s, 1 << 20);
   const std::string advice = "; kernelbench solutions need a python3 with torch (pass --python or set KFORGE_PYTHON)";
   if (!run.ok()) return make_error("harness.python", "cannot run " + python + ": " + run.error().message + advice);
-  if (run->status != CapturedRun::Status::exited || run->exit_code != 0)
-    return make_error("harness.python", "probing " + python + " failed (exit " + std::to_string(run->exit_code) +
-                                            "): " + run->output.substr(0, 2000) + advice);
+  if (run->status != CapturedRun::Status::exited || run->exit_code != 0) {
+    // Jobs run the interpreter isolated (-I): a torch in the user's own site-packages is not seen there.
+    const bool no_torch = run->output.find("No module named 'torch'") != std::string::npos;
+    return make_error("harness.python",
+                      "probing " + python + " failed (exit " + std::to_string(run->exit_code) + "): " +
+                          run->output.substr(0, 2000) +
+                          (no_torch ? "; its torch must import with `python3 -I` (not from the user's own "
+                                      "site-packages): install it system-wide or in a virtual environment"
+                                    : advice));
+  }
   // The answer is the last line (torch may print before it).
   std::string text = run->output;
   while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
