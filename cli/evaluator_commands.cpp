@@ -38,7 +38,7 @@ void add_evaluator_commands(CLI::App& app, Registry& registry) {
   auto args = std::make_shared<EvalArgs>();
   auto* ev = app.add_subcommand("eval", "Compile a candidate kernel and judge it against a KernelBench-format problem");
   ev->add_option("--problem", args->problem, "KernelBench-format problem file (.py)")->required();
-  ev->add_option("--candidate", args->candidate, "candidate source: .cu (cuda backend) or .cpp (host backend)")->required();
+  ev->add_option("--candidate", args->candidate, "candidate source: .cu (cuda backend) or .cpp (host backend), or a KernelBench solution .py")->required();
   ev->add_option("--backend", args->backend, "cuda or host")->check(CLI::IsMember({"cuda", "host"}));
   ev->add_option("--precision", args->precision, "fp32, fp16 or bf16")->check(CLI::IsMember({"fp32", "fp16", "bf16"}));
   ev->add_option("--trials", args->trials, "correctness trials (at least 3)");

@@ -24,6 +24,21 @@ namespace {
 
 constexpr size_t kOutputCap = 64 * 1024;
 
+Verdict failure_verdict(const std::string& source, const std::string& verdict, std::vector<Reason> reasons,
+                        const std::string& output, double compile_s) {
+  Verdict v;
+  v.problem = "";
+  v.verdict = verdict;
+  v.correct = false;
+  v.reasons = std::move(reasons);
+  v.compiler_output = output;
+  v.compile_s = compile_s;
+  v.checks = {{"candidate", source}};
+  return v;
+}
+
+}  // namespace
+
 std::string first_error_lines(const std::string& output) {
   std::istringstream in(output);
   std::string line, errors, head;
@@ -40,21 +55,6 @@ std::string first_error_lines(const std::string& output) {
   }
   return errors.empty() ? head : errors;
 }
-
-Verdict failure_verdict(const std::string& source, const std::string& verdict, std::vector<Reason> reasons,
-                        const std::string& output, double compile_s) {
-  Verdict v;
-  v.problem = "";
-  v.verdict = verdict;
-  v.correct = false;
-  v.reasons = std::move(reasons);
-  v.compiler_output = output;
-  v.compile_s = compile_s;
-  v.checks = {{"candidate", source}};
-  return v;
-}
-
-}  // namespace
 
 std::string default_cache_dir() {
   if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/kforge";
@@ -96,7 +96,8 @@ Compiled Compiler::compile(const std::string& source_path) {
     c.failure = failure_verdict(source_path, "harness_error",
                                 {{"usage.candidate_kind", "candidate " + source_path + " does not fit the " +
                                                               to_string(config_.backend) +
-                                                              " backend: cuda takes a .cu file, host a .cpp file"}},
+                                                              " backend: cuda takes a .cu file, host a .cpp file (either takes a KernelBench "
+                                                              "solution .py)"}},
                                 "", 0);
     return c;
   }

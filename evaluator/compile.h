@@ -42,4 +42,7 @@ std::vector<std::string> vendor_libraries_mapped(const std::string& maps_text);
 
 std::string default_cache_dir();
 
+// The lines of a compiler's output that name errors (the first ten), else its first ten lines.
+std::string first_error_lines(const std::string& output);
+
 }  // namespace kf::eval

@@ -16,6 +16,7 @@
 #include "core/log.h"
 #include "core/time.h"
 #include "evaluator/evaluator_impl.h"
+#include "evaluator/kernelbench/static_check.h"
 #include "evaluator/text_hygiene.h"
 #include "sandbox/seccomp.h"
 
@@ -71,13 +72,47 @@ bool Evaluator::Impl::oracle_failed(Verdict& v, const Error& e) {
 }
 
 void Evaluator::Impl::check_maps(Verdict& v, Session& s) {
-  if (opt.allow_vendor_libs) return;
+  // torch itself maps cuBLAS and cuDNN into a kernelbench runner; the torch-fallback checks take this one's place.
+  if (opt.allow_vendor_libs || s.kernelbench) return;
   for (const auto& name : vendor_libraries_mapped(s.runner.maps())) {
     if (!s.vendors_seen.insert(name).second) continue;
     v.reasons.push_back({"rejected.vendor_library",
                          "the runner had " + name + " mapped into its memory after the candidate's calls (loaded at "
                          "run time, e.g. with dlopen); vendor libraries are not allowed here (--allow-vendor-libs)"});
   }
+}
+
+bool Evaluator::Impl::no_custom_kernel(Verdict& v, Session& s, const RunnerEnd& e, const std::string& during) {
+  if (!s.kernelbench) return false;
+  // The runner's count is the candidate's to forge: only its absence is believed (evidence against).
+  auto it = e.reply.find("custom_kernel_calls");
+  const int64_t calls = it != e.reply.end() && it->is_number_integer() ? it->get<int64_t>() : 0;
+  if (calls > 0) {
+    s.custom_kernel_calls += calls;
+    return false;
+  }
+  v.reasons.push_back({"rejected.torch_fallback",
+                       "no kernel of the solution's own ran during " + during +
+                           " (no call into a load_inline extension, no Triton launch): ModelNew.forward's result came "
+                           "from PyTorch operators or from a cache"});
+  return true;
+}
+
+Result<std::vector<std::string>> Evaluator::Impl::problem_reference_ops(const std::string& problem) {
+  if (auto it = reference_ops.find(problem_key); it != reference_ops.end()) return it->second;
+  auto* sc = get_solution_compiler();
+  if (!sc) return make_error("harness.gpu_arch", compiler_setup_error);
+  auto env = sc->python_env();
+  if (!env.ok()) return env.error();
+  auto text = read_file(problem);
+  if (!text.ok()) return text.error();
+  auto found = kernelbench::run_static_check(*env, "problem", *text);
+  if (!found.ok()) return found.error();
+  std::vector<std::string> ops;
+  for (const auto& op : found->value("reference_ops", nlohmann::json::array()))
+    if (op.is_string()) ops.push_back(op.get<std::string>());
+  reference_ops[problem_key] = ops;
+  return ops;
 }
 
 std::vector<Reason> Evaluator::Impl::judge_comparison(Verdict& v, const nlohmann::json& cmp, int trial,
@@ -158,6 +193,7 @@ std::optional<std::vector<Reason>> Evaluator::Impl::one_trial(Verdict& v, Sessio
   auto e = round(s, nlohmann::json::array({0}), nlohmann::json::array({trial_shapes}), &ms);
   if (runner_failed(v, s, e, label)) return std::nullopt;
   check_maps(v, s);
+  if (no_custom_kernel(v, s, e, label)) return std::nullopt;
   auto cmp = ask({{"op", "compare"}, {"tolerances", tolerances_json()}});
   if (!cmp.ok()) {
     oracle_failed(v, cmp.error());
@@ -175,6 +211,8 @@ Verdict Evaluator::Impl::evaluate(const std::string& problem, const Compiled& co
   Verdict v;
   v.problem = problem;
   v.backend = to_string(opt.backend);
+  v.candidate_kind = to_string(compiled.kind);
+  const bool kb = compiled.kind == CandidateKind::kernelbench;
   v.compile_s = compiled.compile_s;
   v.compiler_output = compiled.compiler_output;
   if (compiled.cache_hit) v.flags.push_back("compile_cache_hit");
@@ -182,6 +220,7 @@ Verdict Evaluator::Impl::evaluate(const std::string& problem, const Compiled& co
     Verdict f = *compiled.failure;
     f.problem = problem;
     f.backend = v.backend;
+    f.candidate_kind = v.candidate_kind;
     f.compile_s = compiled.compile_s;
     f.flags = v.flags;
     f.correct = false;
@@ -207,11 +246,35 @@ Verdict Evaluator::Impl::evaluate(const std::string& problem, const Compiled& co
     v.checks["phases_s"][name] = t - last;
     last = t;
   };
-  auto loaded = load(problem);
+  auto loaded = load(problem, compiled.kind);
   phase("load");
   if (!loaded.ok())
     return harness(loaded.error().code == "oracle.problem" ? "problem.invalid" : "harness.oracle",
                    loaded.error().message);
+  if (kb) {
+    v.checks["static"] = compiled.static_findings;
+    v.checks["build"] = compiled.build_log;
+    // The torch-fallback rule needs the reference's operators: decided here, before anything of the solution runs.
+    auto ops = problem_reference_ops(problem);
+    if (ops.ok()) {
+      v.checks["static"]["reference_ops"] = *ops;
+      std::vector<std::string> partial;
+      auto r = kernelbench::judge_torch_fallback(compiled.static_findings, *ops, &partial);
+      if (!r.empty()) {
+        v.reasons = r;
+        finalize(v);
+        clean_verdict(v);
+        v.eval_s = now_s() - t0;
+        return v;
+      }
+      if (!partial.empty()) {
+        v.flags.push_back("torch_compute_in_forward");
+        v.checks["static"]["torch_compute"] = partial;
+      }
+    } else {
+      v.checks["static"]["reference_ops_error"] = ops.error().message;
+    }
+  }
   v.checks["input_generator"] = (*loaded)["input_generator"];
   varying_shapes = false;
   for (const char* role : {"inputs", "outputs"})
@@ -245,37 +308,19 @@ Verdict Evaluator::Impl::evaluate(const std::string& problem, const Compiled& co
   }
   auto setup = ask({{"op", "setup"}, {"dir", job_dir}, {"seeds", seeds}, {"slots", timing_plan ? timing_plan->slots : 1}});
   if (!setup.ok()) return harness("harness.oracle", setup.error().message);
-  // The runner sees only its job folder (and the toolchain's libraries): it gets its own copy of the
-  // candidate library rather than a view into the compile cache.
-  std::string library = job_dir + "/candidate.so";
-  {
-    std::error_code ec;
-    fs::copy_file(compiled.library_path, library, fs::copy_options::overwrite_existing, ec);
-    if (ec)
-      return harness("harness.job", "cannot copy the candidate library " + compiled.library_path + " into " +
-                                        job_dir + ": " + ec.message());
-  }
-  nlohmann::json job{{"backend", to_string(opt.backend)}, {"library", library}, {"device", 0},
-                     {"buffers", (*setup)["buffers"]}};
-  if (auto st = write_file_atomic(job_dir + "/job.json", job.dump()); !st.ok())
+  auto launch = runner_launch(job_dir, compiled, *loaded, (*setup)["buffers"]);
+  if (!launch.ok()) return harness(launch.error().code, launch.error().message);
+  if (auto st = write_file_atomic(job_dir + "/job.json", launch->job.dump()); !st.ok())
     return harness("harness.job", st.error().message);
 
-  // An allowlist: nothing of kforge's own environment (API keys, tokens) reaches candidate code.
-  std::map<std::string, std::string> env{{"PATH", "/usr/local/bin:/usr/bin:/bin"}, {"HOME", job_dir}, {"LANG", "C"}};
-  RunnerSandbox confinement;
-  if (opt.backend == Backend::cuda) {
-    confinement.cuda = true;
-    confinement.cuda_isolation = *parse_cuda_isolation(opt.cuda_runner_isolation);
-    confinement.readonly_paths.push_back(opt.cuda_home);
-    std::string ld = opt.cuda_home + "/lib64";
-    // The operator's library path (where the GPU machine keeps its CUDA libraries) is trusted input.
-    if (const char* p = std::getenv("LD_LIBRARY_PATH"); p && *p) ld = std::string(p) + ":" + ld;
-    env["LD_LIBRARY_PATH"] = ld;
-    env["CUDA_HOME"] = opt.cuda_home;
-    if (!opt.cuda_visible_devices.empty()) env["CUDA_VISIBLE_DEVICES"] = opt.cuda_visible_devices;
-    else if (const char* d = std::getenv("CUDA_VISIBLE_DEVICES"); d) env["CUDA_VISIBLE_DEVICES"] = d;
-  }
   Session s;
+  s.kernelbench = kb;
+  const double startup_limit_s = kb ? kKernelbenchStartupLimitS : kStartupLimitS;
+  if (kb) {
+    s.first_round_limit_s = kKernelbenchFirstCallLimitS;
+    v.checks["startup_limit_s"] = startup_limit_s;
+    v.checks["first_call_limit_s"] = kKernelbenchFirstCallLimitS;
+  }
   if (timing_plan) {
     s.call_limit_s = std::max(kCallLimitFloorS, kCallLimitFactor * timing_plan->call_ms / 1e3);
     s.call_limit_text = "the per-call limit of " + std::to_string(s.call_limit_s) + " s (" +
@@ -286,26 +331,27 @@ Verdict Evaluator::Impl::evaluate(const std::string& problem, const Compiled& co
     s.call_limit_text = "the per-call limit of " + std::to_string(s.call_limit_s) + " s";
   }
   v.checks["call_limit_s"] = s.call_limit_s;
-  if (!fs::exists(opt.runner_path))
-    return harness("harness.runner_missing", "kforge-runner not found at " + opt.runner_path);
-  if (auto st = s.runner.start(opt.runner_path, job_dir, env, now_s() + opt.runner_timeout_s, confinement); !st.ok())
+  // A kernelbench runner's start-up (python, torch, CUDA) is not counted against --timeout.
+  const double lifetime_s = opt.runner_timeout_s + (kb ? startup_limit_s : 0.0);
+  if (auto st = s.runner.start(launch->command, job_dir, launch->env, now_s() + lifetime_s, launch->confinement);
+      !st.ok())
     return harness("harness.runner", st.error().message);
   // Start-up: "mapped" (buffers mapped, no candidate code yet: the round overhead is measured now), then on
   // "load" the line "loading" (a failure before it is the harness's) and "ready" (from here on the runner
   // may speak for the candidate).
-  auto mapped = s.runner.exchange(nullptr, now_s() + kStartupLimitS);
+  auto mapped = s.runner.exchange(nullptr, now_s() + startup_limit_s);
   bool up = !runner_failed(v, s, mapped, "start-up");
   if (up && timing_plan) up = calibrate_rounds(v, s);
   if (up) {
     s.runner.thaw();
-    auto loading = s.runner.exchange(nlohmann::json{{"op", "load"}}, now_s() + kStartupLimitS);
+    auto loading = s.runner.exchange(nlohmann::json{{"op", "load"}}, now_s() + startup_limit_s);
     up = !runner_failed(v, s, loading, "start-up");
   }
   if (up) {
     s.loaded = true;
     const std::string call_limit_text = s.call_limit_text;
-    s.call_limit_text = "the start-up limit of " + std::to_string(static_cast<int>(kStartupLimitS)) + " s";
-    auto ready = s.runner.exchange(nullptr, now_s() + kStartupLimitS);
+    s.call_limit_text = "the start-up limit of " + std::to_string(static_cast<int>(startup_limit_s)) + " s";
+    auto ready = s.runner.exchange(nullptr, now_s() + startup_limit_s);
     up = !runner_failed(v, s, ready, "loading the candidate");
     s.call_limit_text = call_limit_text;
     if (up && !s.runner.freeze()) s.freeze_failed = true;
@@ -357,6 +403,7 @@ Verdict Evaluator::Impl::evaluate(const std::string& problem, const Compiled& co
   }
   s.runner.finish();
   v.checks["runner_frozen_between_rounds"] = !s.freeze_failed;
+  if (kb) v.checks["custom_kernel_calls"] = s.custom_kernel_calls;
   v.checks["runner_tree_empty"] = s.runner.tree_empty();
   if (!s.runner.tree_empty()) v.flags.push_back("runner_survivors_killed");
 
@@ -365,7 +412,7 @@ Verdict Evaluator::Impl::evaluate(const std::string& problem, const Compiled& co
     const int64_t bytes = timed_trial_bytes;
     v.checks["bytes_moved"] = bytes;
     if (opt.measure_baseline) {
-      auto base = baseline(*timing_plan);
+      auto base = baseline(*timing_plan, kb);
       phase("baseline");
       if (base.ok()) {
         v.checks["timing"]["baseline"] = *base;

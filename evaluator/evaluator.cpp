@@ -103,17 +103,21 @@ Result<std::unique_ptr<Evaluator>> Evaluator::create(const EvaluatorOptions& opt
 }
 
 Compiled Evaluator::compile(const std::string& source_path) {
-  Compiler* c = impl_->get_compiler();
-  if (!c) {
-    Compiled out;
-    out.source_path = source_path;
-    Verdict v;
-    v.verdict = "harness_error";
-    v.reasons = {{"harness.gpu_arch", impl_->compiler_setup_error}};
-    out.failure = v;
-    return out;
+  const CandidateKind kind = candidate_kind_of(source_path);
+  if (kind == CandidateKind::kernelbench) {
+    if (auto* sc = impl_->get_solution_compiler()) return sc->compile(source_path);
+  } else if (Compiler* c = impl_->get_compiler()) {
+    return c->compile(source_path);
   }
-  return c->compile(source_path);
+  Compiled out;
+  out.kind = kind;
+  out.source_path = source_path;
+  Verdict v;
+  v.candidate_kind = to_string(kind);
+  v.verdict = "harness_error";
+  v.reasons = {{"harness.gpu_arch", impl_->compiler_setup_error}};
+  out.failure = v;
+  return out;
 }
 
 Verdict Evaluator::evaluate_file(const std::string& problem_path, const std::string& candidate_path) {

@@ -20,6 +20,12 @@ enum class Backend { cuda, host };
 std::string to_string(Backend backend);
 Result<Backend> parse_backend(const std::string& text);  // "cuda" | "host"
 
+// What a candidate file is (docs/candidates.md): a library with kforge's kf_forward ABI (.cu on cuda, .cpp on
+// host) or a KernelBench solution (.py: class ModelNew built with load_inline or Triton), chosen by extension.
+enum class CandidateKind { kf_forward, kernelbench };
+std::string to_string(CandidateKind kind);  // "kf_forward" | "kernelbench"
+CandidateKind candidate_kind_of(const std::string& source_path);
+
 struct EvaluatorOptions {
   Backend backend = Backend::cuda;
   std::string python;              // oracle interpreter; empty: $KFORGE_PYTHON, else "python3"
@@ -62,13 +68,28 @@ struct EvaluatorOptions {
   // candidates must meet fp32 accuracy, so the default baseline is held to it too.
   bool baseline_cudnn_tf32 = false;
   bool time_candidate = true;      // false: correctness only
+  // kernelbench solutions: build torch/extension.h's precompiled header once and compile main.cpp with it
+  // (docs/candidates.md, "The build"). KFORGE_KERNELBENCH_PCH=0 turns it off too.
+  bool kernelbench_pch = true;
+};
+
+// A load_inline extension of a kernelbench solution, built by kforge (docs/candidates.md, "The build").
+struct BuiltExtension {
+  std::string name;     // the module name given to load_inline
+  std::string key;      // sha256 of the call's arguments (evaluator/kernelbench/extension_call.py)
+  std::string library;  // the built module, in the compile cache
 };
 
 
 // Result of compile(): a loadable library or a terminal verdict (compile_error / rejected / harness_error).
 struct Compiled {
+  CandidateKind kind = CandidateKind::kf_forward;
   std::string source_path;
-  std::string library_path;      // set when ok()
+  // Set when ok(): the library (kf_forward), or the checked copy of the solution in the cache (kernelbench).
+  std::string library_path;
+  std::vector<BuiltExtension> extensions;  // kernelbench: its load_inline extensions, built
+  nlohmann::json static_findings;          // kernelbench: the static check's findings (checks.static)
+  nlohmann::json build_log;                // kernelbench: per extension: cache hit, PCH, seconds (checks.build)
   bool cache_hit = false;
   double compile_s = 0;
   std::string compiler_output;

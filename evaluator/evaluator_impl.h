@@ -2,6 +2,7 @@
 // The evaluator's state (Evaluator::Impl) and the limits every part of an evaluation shares. Internal to
 // evaluator/: evaluator.cpp (setup and the public calls), evaluation.cpp (one candidate's evaluation and
 // its judging), timed_rounds.cpp (the timing plan and rounds).
+#include <algorithm>
 #include <cstdint>
 #include <filesystem>
 #include <map>
@@ -17,6 +18,7 @@
 
 #include "evaluator/compile.h"
 #include "evaluator/evaluator.h"
+#include "evaluator/kernelbench/solution_compiler.h"
 #include "evaluator/oracle_client.h"
 #include "evaluator/runner_session.h"
 #include "evaluator/timing_policy.h"
@@ -29,6 +31,10 @@ inline const char* const kVariants[] = {"own", "signed_outliers", "scaled_large"
 inline constexpr double kCallLimitFactor = 100;
 inline constexpr double kCallLimitFloorS = 10;
 inline constexpr double kStartupLimitS = 60;  // loading the candidate, CUDA context, buffer mapping
+// A kernelbench runner starts python and imports torch before it loads the solution, and its first call may
+// include Triton's JIT and lazy CUDA initialisation: both get this limit (recorded in the verdict).
+inline constexpr double kKernelbenchStartupLimitS = 120;
+inline constexpr double kKernelbenchFirstCallLimitS = 120;
 inline constexpr int kMaxSlots = 128;
 inline constexpr size_t kCheckedSlotsPerRound = 2;
 
@@ -45,6 +51,7 @@ struct Evaluator::Impl {
   std::string oracle_log;
   std::unique_ptr<OracleClient> oracle;
   std::unique_ptr<Compiler> compiler;
+  std::unique_ptr<kernelbench::SolutionCompiler> solution_compiler;
   std::mutex compiler_mutex;
   std::mutex eval_mutex;
   std::optional<double> bandwidth;
@@ -64,6 +71,7 @@ struct Evaluator::Impl {
   };
   std::map<std::string, Plan> plans;
   std::map<std::string, nlohmann::json> baselines;
+  std::map<std::string, std::vector<std::string>> reference_ops;  // per problem_key: the torch-fallback rule's
   std::string problem_key;
   std::mt19937_64 rng{std::random_device{}()};  // the trusted side's choices; never sent to the runner
 
@@ -71,6 +79,34 @@ struct Evaluator::Impl {
     if (oracle) oracle->stop();
     std::error_code ec;
     if (!oracle_log.empty()) std::filesystem::remove_all(std::filesystem::path(oracle_log).parent_path(), ec);
+  }
+
+  // The GPU architecture for nvcc (cuda backend): the option, else detected. False (with
+  // compiler_setup_error set) when there is none. Called with compiler_mutex held.
+  bool resolve_gpu_arch() {
+    if (opt.backend != Backend::cuda) return true;
+    if (opt.gpu_arch.empty()) opt.gpu_arch = detect_gpu_arch();
+    if (opt.gpu_arch.empty())
+      compiler_setup_error = "cannot detect the GPU architecture (nvidia-smi found no GPU); pass --gpu-arch, e.g. sm_90a";
+    return !opt.gpu_arch.empty();
+  }
+
+  kernelbench::SolutionCompiler* get_solution_compiler() {
+    std::lock_guard lock(compiler_mutex);
+    if (solution_compiler) return solution_compiler.get();
+    if (!resolve_gpu_arch()) return nullptr;
+    kernelbench::SolutionConfig sc;
+    sc.backend = opt.backend;
+    sc.python = opt.python;
+    sc.cuda_home = opt.cuda_home;
+    sc.gpu_arch = opt.gpu_arch;
+    sc.cache_dir = opt.cache_dir;
+    // torch's headers alone take tens of seconds to compile: a solution's build jobs get at least 300 s.
+    sc.timeout_s = std::max(opt.compile_timeout_s, 300.0);
+    sc.allow_vendor_libs = opt.allow_vendor_libs;
+    sc.use_pch = opt.kernelbench_pch;
+    solution_compiler = std::make_unique<kernelbench::SolutionCompiler>(sc);
+    return solution_compiler.get();
   }
 
   Compiler* get_compiler() {
@@ -83,14 +119,8 @@ struct Evaluator::Impl {
     cc.header_dir = std::filesystem::path(kforge_header_path()).parent_path().string();
     cc.timeout_s = opt.compile_timeout_s;
     cc.allow_vendor_libs = opt.allow_vendor_libs;
-    if (opt.backend == Backend::cuda) {
-      if (opt.gpu_arch.empty()) opt.gpu_arch = detect_gpu_arch();
-      if (opt.gpu_arch.empty()) {
-        compiler_setup_error = "cannot detect the GPU architecture (nvidia-smi found no GPU); pass --gpu-arch, e.g. sm_90a";
-        return nullptr;
-      }
-      cc.gpu_arch = opt.gpu_arch;
-    }
+    if (!resolve_gpu_arch()) return nullptr;
+    cc.gpu_arch = opt.gpu_arch;
     compiler = std::make_unique<Compiler>(cc);
     return compiler.get();
   }
@@ -101,16 +131,25 @@ struct Evaluator::Impl {
     return {opt.warmup_rounds, opt.min_rounds, opt.max_rounds, opt.timing_budget_ms, opt.max_noise};
   }
   Result<Plan> plan();
-  Result<nlohmann::json> baseline(const Plan& plan);
+  // The eager baseline's timing; `copies_outputs`: each call's results copied into buffers inside the timed
+  // calls, as a kernelbench runner does with ModelNew's (cached apart from the plain baseline).
+  Result<nlohmann::json> baseline(const Plan& plan, bool copies_outputs = false);
 
-  Result<nlohmann::json> load(const std::string& problem) {
+  // Loads a problem for a candidate of `kind`: a kernelbench candidate keeps its parameters inside ModelNew,
+  // so the model's state_dict entries are not exported as inputs (and buffers, plans and baselines differ).
+  Result<nlohmann::json> load(const std::string& problem, CandidateKind kind = CandidateKind::kf_forward) {
     // The file's modification time too: a problem edited under the same path is planned and timed afresh.
     std::error_code ec;
     auto mtime = std::filesystem::last_write_time(problem, ec).time_since_epoch().count();
-    problem_key = std::filesystem::absolute(problem).string() + "|" + opt.precision + "|" + std::to_string(mtime);
+    const bool kb = kind == CandidateKind::kernelbench;
+    problem_key = std::filesystem::absolute(problem).string() + "|" + opt.precision + "|" + std::to_string(mtime) +
+                  (kb ? "|kernelbench" : "");
     return ask({{"op", "load"}, {"path", std::filesystem::absolute(problem).string()}, {"precision", opt.precision},
-                {"backend", to_string(opt.backend)}});
+                {"backend", to_string(opt.backend)}, {"export_state", !kb}});
   }
+  // The compute operators of the loaded problem's reference (static check of its file), for the
+  // torch-fallback rule of kernelbench candidates.
+  Result<std::vector<std::string>> problem_reference_ops(const std::string& problem);
 
   Verdict evaluate(const std::string& problem, const Compiled& compiled);
 
@@ -125,7 +164,22 @@ struct Evaluator::Impl {
     // The harness's own cost of one round (thaw, command, answer, the GPU's switch from the oracle's work to
     // the runner's), measured before the candidate was loaded and taken off every timed round.
     double round_overhead_ms = 0;
+    bool kernelbench = false;    // the python runner of a kernelbench solution
+    int64_t custom_kernel_calls = 0;  // as the runner counted them (evidence against the candidate only)
+    double first_round_limit_s = 0;   // the next round's limit, when larger than its calls' (then reset)
   };
+  // What starts one evaluation's runner: its command, environment, confinement and job file.
+  struct RunnerLaunch {
+    std::vector<std::string> command;  // program and first arguments; --job ... follow
+    std::map<std::string, std::string> env;
+    RunnerSandbox confinement;
+    nlohmann::json job;
+  };
+  // Prepares the job folder (the candidate's files copied in) and the launch (evaluator/runner_launch.cpp).
+  Result<RunnerLaunch> runner_launch(const std::string& job_dir, const Compiled& compiled, const nlohmann::json& loaded,
+                                     const nlohmann::json& buffers);
+  // A kernelbench round whose runner counted no call into the solution's own kernels (rejected.torch_fallback).
+  bool no_custom_kernel(Verdict& v, Session& s, const RunnerEnd& e, const std::string& during);
   // Runs one round (thaw, clock, command, answer, clock, freeze). Fills *ms with the trusted wall time.
   RunnerEnd round(Session& s, const nlohmann::json& order, const nlohmann::json& shapes, double* ms);
   bool runner_failed(Verdict& v, Session& s, const RunnerEnd& e, const std::string& during);

@@ -36,7 +36,7 @@ std::string to_string(CudaIsolation isolation) {
 
 RunnerSession::~RunnerSession() { finish(); }
 
-Status RunnerSession::start(const std::string& runner, const std::string& job_dir,
+Status RunnerSession::start(const std::vector<std::string>& command, const std::string& job_dir,
                             std::map<std::string, std::string> env, double deadline_s,
                             const RunnerSandbox& confinement) {
   int cmd[2], rep[2];
@@ -49,7 +49,9 @@ Status RunnerSession::start(const std::string& runner, const std::string& job_di
     return make_error("harness.runner", std::string("cannot create runner pipes: ") + std::strerror(saved));
   }
   sandbox::Spec spec;
-  spec.argv = {runner, "--job", job_dir, "--cmd-fd", std::to_string(cmd[0]), "--report-fd", std::to_string(rep[1])};
+  spec.argv = command;
+  spec.argv.insert(spec.argv.end(), {"--job", job_dir, "--cmd-fd", std::to_string(cmd[0]), "--report-fd",
+                                     std::to_string(rep[1])});
   spec.env = std::move(env);
   spec.workdir = job_dir;
   spec.readonly_paths = confinement.readonly_paths;
@@ -63,6 +65,7 @@ Status RunnerSession::start(const std::string& runner, const std::string& job_di
   unsigned cores = std::max(1u, std::thread::hardware_concurrency());
   spec.limits.cpu_s = (lifetime + 10) * cores;
   spec.limits.processes = 1024;  // threads count against the cgroup's pids limit
+  spec.limits.open_files = 1024;  // the python runner: torch's and Triton's libraries and caches
   spec.limits.file_size_bytes = 16ull << 30;
   spec.limits.memory_bytes = confinement.cuda ? 16ull << 30 : 4ull << 30;
   if (confinement.cuda && confinement.cuda_isolation == CudaIsolation::shared_pid) spec.pid_namespace = false;

@@ -38,15 +38,17 @@ std::string to_string(CudaIsolation isolation);
 struct RunnerSandbox {
   bool cuda = false;                         // GPU devices visible
   CudaIsolation cuda_isolation = CudaIsolation::full;
-  std::vector<std::string> readonly_paths;   // e.g. the CUDA libraries
+  std::vector<std::string> readonly_paths;   // e.g. the CUDA libraries, the python installation
 };
 
 class RunnerSession {
  public:
   ~RunnerSession();
-  // `env` is the runner's complete environment (an allowlist: nothing of kforge's own environment).
-  Status start(const std::string& runner, const std::string& job_dir, std::map<std::string, std::string> env,
-               double deadline_s, const RunnerSandbox& confinement);
+  // `command` is the program and its first arguments (kforge-runner; or the python runner of kernelbench
+  // solutions: interpreter, flags, script); --job, --cmd-fd and --report-fd follow. `env` is the runner's
+  // complete environment (an allowlist: nothing of kforge's own environment).
+  Status start(const std::vector<std::string>& command, const std::string& job_dir,
+               std::map<std::string, std::string> env, double deadline_s, const RunnerSandbox& confinement);
   // Sends one command (null: none, just read) and waits for the answer, the crash, or the deadline (the
   // earlier of `deadline_s` and the runner's lifetime).
   RunnerEnd exchange(const nlohmann::json& cmd, double deadline_s);

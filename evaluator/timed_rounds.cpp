@@ -26,7 +26,15 @@ namespace kf::eval {
 RunnerEnd Evaluator::Impl::round(Session& s, const nlohmann::json& order, const nlohmann::json& shapes, double* ms) {
   nlohmann::json cmd{{"op", "round"}, {"order", order}};
   if (!shapes.is_null()) cmd["shapes"] = shapes;
-  const double limit = s.call_limit_s * std::max<double>(1.0, static_cast<double>(order.size()));
+  double limit = s.call_limit_s * std::max<double>(1.0, static_cast<double>(order.size()));
+  std::string usual_text;
+  if (s.first_round_limit_s > limit) {
+    limit = s.first_round_limit_s;
+    usual_text = s.call_limit_text;
+    s.call_limit_text = "the first call's limit of " + std::to_string(static_cast<int>(limit)) +
+                        " s (it may include Triton's JIT and lazy CUDA initialisation)";
+  }
+  s.first_round_limit_s = 0;
   // Thawed before the clock starts (the thaw's own latency is not the candidate's), frozen after it stops:
   // no thread of the candidate runs while the trusted side prepares or checks.
   s.runner.thaw();
@@ -34,6 +42,7 @@ RunnerEnd Evaluator::Impl::round(Session& s, const nlohmann::json& order, const 
   RunnerEnd e = s.runner.exchange(cmd, t0 + limit);
   const double t1 = now_s();
   if (ms) *ms = (t1 - t0) * 1e3;
+  if (!usual_text.empty() && e.kind != RunnerEnd::Kind::timeout) s.call_limit_text = usual_text;
   if (e.kind == RunnerEnd::Kind::reply && !s.runner.freeze()) s.freeze_failed = true;
   return e;
 }
@@ -71,17 +80,19 @@ Result<Evaluator::Impl::Plan> Evaluator::Impl::plan() {
   return p;
 }
 
-Result<nlohmann::json> Evaluator::Impl::baseline(const Plan& p) {
-  const std::string key = problem_key + (opt.baseline_cudnn_tf32 ? "|tf32" : "");
+Result<nlohmann::json> Evaluator::Impl::baseline(const Plan& p, bool copies_outputs) {
+  const std::string key = problem_key + (opt.baseline_cudnn_tf32 ? "|tf32" : "") + (copies_outputs ? "|copies" : "");
   if (auto it = baselines.find(key); it != baselines.end()) return it->second;
   TimingPolicy policy(policy_options());
   while (!policy.done()) {
-    auto r = ask({{"op", "baseline_round"}, {"slots", p.slots}, {"cudnn_tf32", opt.baseline_cudnn_tf32}});
+    auto r = ask({{"op", "baseline_round"}, {"slots", p.slots}, {"cudnn_tf32", opt.baseline_cudnn_tf32},
+                  {"copy_outputs", copies_outputs}});
     if (!r.ok()) return r.error();
     policy.add(r->value("ms", 0.0), r->value("calls", p.slots));
   }
   nlohmann::json b = policy.summary();
   b["cudnn_tf32"] = opt.baseline_cudnn_tf32;
+  b["copies_outputs"] = copies_outputs;
   b["calls_per_round"] = p.slots;
   baselines[key] = b;
   return b;
@@ -120,6 +131,7 @@ bool Evaluator::Impl::timed_rounds(Verdict& v, Session& s, const Plan& plan) {
     const std::string label = "timed round " + std::to_string(round_no);
     if (runner_failed(v, s, e, label)) return false;
     check_maps(v, s);
+    if (no_custom_kernel(v, s, e, label)) return false;
     // Chosen after the round, by the trusted side alone: the candidate cannot know which rounds count.
     // A checked round compares a random handful of its slots in full; every slot is scanned for poison.
     const bool check = !policy.warming_up() && checked(rng);

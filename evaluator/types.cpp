@@ -15,10 +15,18 @@ Result<Backend> parse_backend(const std::string& text) {
   return make_error("eval.backend", "unknown backend '" + text + "': use cuda or host");
 }
 
+std::string to_string(CandidateKind kind) { return kind == CandidateKind::kernelbench ? "kernelbench" : "kf_forward"; }
+
+CandidateKind candidate_kind_of(const std::string& source_path) {
+  return std::filesystem::path(source_path).extension() == ".py" ? CandidateKind::kernelbench
+                                                                  : CandidateKind::kf_forward;
+}
+
 nlohmann::json Verdict::to_json() const {
   nlohmann::json j;
   j["problem"] = problem;
   j["backend"] = backend;
+  j["candidate_kind"] = candidate_kind;
   j["verdict"] = verdict;
   j["correct"] = correct;
   j["reasons"] = nlohmann::json::array();

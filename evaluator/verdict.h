@@ -16,6 +16,7 @@ struct Reason {
 struct Verdict {
   std::string problem;
   std::string backend;
+  std::string candidate_kind = "kf_forward";  // kf_forward | kernelbench (docs/candidates.md)
   std::string verdict = "harness_error";  // correct|incorrect|compile_error|runtime_error|timeout|rejected|harness_error
   bool correct = false;
   std::vector<Reason> reasons;

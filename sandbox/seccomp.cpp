@@ -42,6 +42,10 @@ Error seccomp_error(const std::string& what, int rc) {
                                            "); the kernel needs seccomp filter support (CONFIG_SECCOMP_FILTER)");
 }
 
+bool starts_processes(const std::string& name) {
+  return name == "fork" || name == "vfork" || name == "execve" || name == "execveat";
+}
+
 }  // namespace
 
 const std::vector<std::string>& runner_denied_syscalls() {
@@ -54,21 +58,33 @@ const std::vector<std::string>& runner_denied_syscalls() {
   return names;
 }
 
-Status apply_runner_seccomp() {
+Status apply_runner_seccomp(const RunnerSeccompOptions& options) {
   std::unique_ptr<void, void (*)(scmp_filter_ctx)> ctx(seccomp_init(SCMP_ACT_ALLOW), seccomp_release);
   if (!ctx) return make_error("sandbox.seccomp", "sandbox: seccomp_init failed (out of memory?)");
   int rc = seccomp_attr_set(ctx.get(), SCMP_FLTATR_CTL_TSYNC, 1);
   if (rc != 0) return seccomp_error("TSYNC attribute", rc);
   for (const auto& r : rules()) {
+    if (options.allow_subprocesses && starts_processes(r.name)) continue;
     const int nr = seccomp_syscall_resolve_name(r.name);
     if (nr == __NR_SCMP_ERROR) continue;  // not a system call on this architecture (e.g. fork on arm64)
     rc = seccomp_rule_add(ctx.get(), r.action, nr, 0);
     if (rc != 0) return seccomp_error(std::string("rule for ") + r.name, rc);
   }
   // Threads (CLONE_THREAD) stay allowed: CUDA and the candidate may start them.
-  rc = seccomp_rule_add(ctx.get(), SCMP_ACT_ERRNO(EPERM), SCMP_SYS(clone), 1,
-                        SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, 0));
-  if (rc != 0) return seccomp_error("rule for clone", rc);
+  if (!options.allow_subprocesses) {
+    rc = seccomp_rule_add(ctx.get(), SCMP_ACT_ERRNO(EPERM), SCMP_SYS(clone), 1,
+                          SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, 0));
+    if (rc != 0) return seccomp_error("rule for clone", rc);
+  } else {
+    // Child processes, but no new namespaces through clone's flags (clone3 stays ENOSYS: its flags are
+    // behind a pointer the filter cannot read).
+    for (const uint64_t flag : {CLONE_NEWNS, CLONE_NEWCGROUP, CLONE_NEWUTS, CLONE_NEWIPC, CLONE_NEWUSER,
+                                CLONE_NEWPID, CLONE_NEWNET}) {
+      rc = seccomp_rule_add(ctx.get(), SCMP_ACT_ERRNO(EPERM), SCMP_SYS(clone), 1,
+                            SCMP_A0(SCMP_CMP_MASKED_EQ, flag, flag));
+      if (rc != 0) return seccomp_error("rule for clone", rc);
+    }
+  }
   rc = seccomp_load(ctx.get());
   if (rc != 0) return seccomp_error("load", rc);
   return ok_status();

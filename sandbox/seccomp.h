@@ -17,7 +17,14 @@ namespace kf::sandbox {
 //          open_by_handle_at;
 //   ENOSYS: clone3 (so that libc falls back to clone, where CLONE_THREAD can be checked).
 // Descriptors opened before the filter (including sockets) keep working. Also sets no_new_privs.
-Status apply_runner_seccomp();
+struct RunnerSeccompOptions {
+  // The python runner of a Triton (or other JIT-compiled) solution: the JIT starts its compilers (ptxas, cc)
+  // as child processes, so fork, vfork, clone without CLONE_THREAD (but with no CLONE_NEW* flag), execve
+  // and execveat stay allowed; every other rule holds. The namespaces, the cgroup and the unprivileged user
+  // still bound the children.
+  bool allow_subprocesses = false;
+};
+Status apply_runner_seccomp(const RunnerSeccompOptions& options = {});
 
 // Names of the system calls apply_runner_seccomp() denies (for documentation and tests).
 const std::vector<std::string>& runner_denied_syscalls();

@@ -8,6 +8,7 @@ packages=(build-essential cmake ninja-build pkg-config git
           libcurl4-openssl-dev libssl-dev nlohmann-json3-dev libcpp-httplib-dev libcli11-dev libboost-dev
           libgtest-dev libgmock-dev libseccomp-dev
           python3 python3-torch python3-numpy
+          python3-dev libtorch-dev pybind11-dev  # building KernelBench solutions' load_inline extensions
           gnuplot-nox chromium
           slurm-wlm munge)  # slurm-wlm, munge: the Slurm array test (tests/cluster)
 missing=()

@@ -172,8 +172,11 @@ def as_list(x):
 
 
 class Problem:
-    def __init__(self, path, precision, device):
+    def __init__(self, path, precision, device, export_state=True):
+        """export_state: the model's state_dict entries are inputs of the candidate (kf_forward); a kernelbench
+        candidate keeps its own parameters inside ModelNew, so only forward()'s arguments are exported."""
         self.path, self.precision, self.device = path, precision, device
+        self.export_state = export_state
         if precision not in PRECISIONS:
             raise ProblemError(f"unknown precision '{precision}' (use fp32, fp16 or bf16)")
         self.fdtype = PRECISIONS[precision]
@@ -192,6 +195,7 @@ class Problem:
         try:
             seed_all(self.seed)
             init = as_list(self.module.get_init_inputs())
+            self.init_inputs = init
             seed_all(self.seed)
             # The model is built on the CPU from the CPU generator, exactly as KernelBench does, then moved.
             model = self.module.Model(*init)
@@ -211,7 +215,10 @@ class Problem:
         self.num_args = len(args)
         names = [self.arg_names[i] if i < len(self.arg_names) else f"arg{i}" for i in range(len(args))]
         self.input_specs = [spec(n, a) for n, a in zip(names, self.arg_tensors(args))]
-        self.input_specs += [spec(k, v) for k, v in model.state_dict().items()]
+        if export_state:
+            self.input_specs += [spec(k, v) for k, v in model.state_dict().items()]
+        self.arg_kinds = ["tensor" if isinstance(a, torch.Tensor) else "bool" if isinstance(a, bool)
+                          else "int" if isinstance(a, int) else "float" for a in args]
         self.output_specs = [spec(f"output{i}", o) for i, o in enumerate(ref)]
         self.mark_varying_dims()
         self.base_nonfinite = sum(int((~torch.isfinite(o)).sum()) if o.is_floating_point() else 0 for o in ref)
@@ -399,7 +406,31 @@ class Problem:
         return args, self.reference(args)
 
     def all_inputs(self, args):
-        return self.arg_tensors(args) + [v for v in self.initial_state.values()]
+        state = [v for v in self.initial_state.values()] if self.export_state else []
+        return self.arg_tensors(args) + state
+
+    def encoded_init_inputs(self):
+        """get_init_inputs() as JSON for a kernelbench runner, which builds ModelNew from them without importing
+        the problem: tuples, tensors (small ones), dtypes and non-finite floats tagged."""
+        def enc(v):
+            if isinstance(v, bool) or v is None or isinstance(v, (int, str)):
+                return v
+            if isinstance(v, float):
+                return v if math.isfinite(v) else {"__float__": repr(v)}
+            if isinstance(v, tuple):
+                return {"__tuple__": [enc(x) for x in v]}
+            if isinstance(v, list):
+                return [enc(x) for x in v]
+            if isinstance(v, dict) and all(isinstance(k, str) for k in v):
+                return {k: enc(x) for k, x in v.items()}
+            if isinstance(v, torch.dtype):
+                return {"__dtype__": str(v).replace("torch.", "")}
+            if isinstance(v, torch.Tensor) and v.numel() <= 65536:
+                return {"__tensor__": {"dtype": str(v.dtype).replace("torch.", ""), "shape": list(v.shape),
+                                       "data": [enc(x) for x in v.detach().cpu().reshape(-1).tolist()]}}
+            raise ProblemError(f"problem file {self.path}: get_init_inputs() returns a {type(v).__name__}, which "
+                               "kforge cannot pass to a kernelbench solution's ModelNew")
+        return [enc(v) for v in self.init_inputs]
 
 
 # ------------------------------------------------------------------------------------------- statistics
@@ -552,14 +583,19 @@ class Oracle:
 
     def op_load(self, req):
         dev = self.device(req["backend"])
+        export_state = bool(req.get("export_state", True))
         p = self.problem
-        if p is None or p.path != req["path"] or p.precision != req["precision"] or p.device != dev:
+        if p is None or p.path != req["path"] or p.precision != req["precision"] or p.device != dev or \
+                p.export_state != export_state:
             self.release()
             self.problem = None
-            self.problem = Problem(req["path"], req["precision"], dev)
+            self.problem = Problem(req["path"], req["precision"], dev, export_state)
         p = self.problem
-        return {"inputs": p.input_specs, "outputs": p.output_specs, "input_generator": p.input_generator,
-                "num_forward_args": p.num_args}
+        res = {"inputs": p.input_specs, "outputs": p.output_specs, "input_generator": p.input_generator,
+               "num_forward_args": p.num_args, "arg_kinds": p.arg_kinds}
+        if not export_state:
+            res["init_inputs"] = p.encoded_init_inputs()
+        return res
 
     def op_setup(self, req):
         """Allocates the exported buffers: inputs and outputs only, one dedicated allocation each."""
@@ -1021,13 +1057,20 @@ class Oracle:
 
     def op_baseline_round(self, req):
         """One round of the eager baseline over `slots` distinct input sets, timed like a candidate's round:
-        host clock around the calls and one synchronisation, L2 flushed before."""
+        host clock around the calls and one synchronisation, L2 flushed before. With `copy_outputs` each call's
+        results are also copied into preallocated buffers, as a kernelbench runner copies ModelNew's results
+        into the verified output buffers inside its timed calls."""
         p = self.need_problem()
         k = max(1, int(req["slots"]))
         tf32 = bool(req.get("cudnn_tf32", False))
+        copies = bool(req.get("copy_outputs", False))
         if getattr(p, "bl_sets", None) is None or len(p.bl_sets) != k:
-            p.bl_sets = None
+            p.bl_sets, p.bl_outs = None, None
             p.bl_sets = [self.draw(p, p.seed + 7 + i) for i in range(k)]
+        if copies and getattr(p, "bl_outs", None) is None:
+            p.bl_outs = [[torch.empty(o.shape, dtype=o.dtype, device=p.device) for o in p.reference(args)]
+                         for args in p.bl_sets]
+        outs = p.bl_outs if copies else [None] * k
         self.flush_l2(p)
         torch.backends.cudnn.allow_tf32 = tf32
         try:
@@ -1035,8 +1078,11 @@ class Oracle:
                 if p.device == "cuda":
                     torch.cuda.synchronize()
                 t0 = time.perf_counter()
-                for args in p.bl_sets:
-                    p.model(*args)
+                for args, dst in zip(p.bl_sets, outs):
+                    res = p.model(*args)
+                    if dst is not None:
+                        for d, r in zip(dst, as_list(res)):
+                            d.copy_(r) if isinstance(r, torch.Tensor) else d.fill_(r)
                 if p.device == "cuda":
                     torch.cuda.synchronize()
                 ms = (time.perf_counter() - t0) * 1e3

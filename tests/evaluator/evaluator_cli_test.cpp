@@ -65,6 +65,33 @@ TEST_F(Cli, EvalJsonAndExitCodes) {
   EXPECT_EQ(usage.code, 2);
 }
 
+TEST_F(Cli, KernelbenchSolutionJudged) {
+  // The self-test's honest relu solution, with the self-test's cache: its extension is built once for both.
+  const std::string common = " --backend host --python " + py_ + " --cache-dir " + KFORGE_TEST_BINARY_DIR +
+                             "/selftest-cache --json";
+  const std::string relu = src("tests/adversarial/problems/relu.py");
+  Ran ok = run("eval --problem " + relu + " --candidate " + src("tests/adversarial/kernelbench/host/honest_relu.py") +
+               common);
+  EXPECT_EQ(ok.code, 0) << ok.out;
+  auto j = nlohmann::json::parse(ok.out, nullptr, false);
+  ASSERT_TRUE(j.is_object()) << ok.out;
+  EXPECT_EQ(j["verdict"], "correct") << j["reasons"].dump();
+  EXPECT_EQ(j["candidate_kind"], "kernelbench");
+  EXPECT_GT(j["checks"]["custom_kernel_calls"].get<int64_t>(), 0);
+  EXPECT_EQ(j["checks"]["static"]["reference_ops"], nlohmann::json({"relu"}));
+  EXPECT_EQ(j["checks"]["timing"]["baseline"]["copies_outputs"], true);
+  EXPECT_TRUE(j["time_ms"].is_number());
+
+  // The reference's own operator in forward, no kernel: rejected before anything of the solution runs.
+  Ran fallback = run("eval --problem " + relu + " --candidate " +
+                     src("tests/adversarial/kernelbench/host/fallback_plain.py") + common);
+  EXPECT_EQ(fallback.code, 1) << fallback.out;
+  auto jf = nlohmann::json::parse(fallback.out, nullptr, false);
+  ASSERT_TRUE(jf.is_object()) << fallback.out;
+  EXPECT_EQ(jf["verdict"], "rejected");
+  EXPECT_EQ(jf["reasons"][0]["code"], "rejected.torch_fallback");
+}
+
 TEST_F(Cli, SignaturePrintsTheDeclaration) {
   Ran r = run("signature " + problem("linear.py") + " --backend host --python " + py_);
   EXPECT_EQ(r.code, 0) << r.out;

@@ -83,6 +83,24 @@ class GpuEval : public ::testing::Test {
   static inline nlohmann::json facts_;
 };
 
+// KernelBench solutions (docs/candidates.md): evaluated twice, the second time from the compile cache; the
+// GPUFIG lines give the cold and warm compile and evaluation times. The baseline copies its outputs here, so
+// it is not compared with the facts.
+TEST_F(GpuEval, KernelbenchCudaRelu19) {
+  for (int pass = 0; pass < 2; ++pass) {
+    Verdict v = check("19", "relu_solution.py", true, false);
+    EXPECT_EQ(v.candidate_kind, "kernelbench");
+    EXPECT_GT(v.checks.value("custom_kernel_calls", int64_t{0}), 0);
+    EXPECT_EQ(v.checks["timing"]["baseline"]["copies_outputs"], true);
+  }
+}
+TEST_F(GpuEval, KernelbenchTritonRelu19) {
+  for (int pass = 0; pass < 2; ++pass) {
+    Verdict v = check("19", "relu_triton_solution.py", true, false);
+    EXPECT_EQ(v.candidate_kind, "kernelbench");
+    EXPECT_GT(v.checks.value("custom_kernel_calls", int64_t{0}), 0);
+  }
+}
 TEST_F(GpuEval, Matmul1) { check("1", "matmul.cu", true); }
 TEST_F(GpuEval, Relu19) { check("19", "relu.cu", true); }
 TEST_F(GpuEval, Softmax23) { check("23", "softmax.cu", true); }

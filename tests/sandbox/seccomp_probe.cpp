@@ -1,5 +1,6 @@
-// Applies the runner's seccomp filter, then tries one system call FROM A THREAD THAT EXISTED BEFORE
-// the filter (so that TSYNC is exercised) and prints "denied <errno>" or "allowed".
+// Applies the runner's seccomp filter (with a second argument "subprocesses": the variant that allows child
+// processes), then tries one system call FROM A THREAD THAT EXISTED BEFORE the filter (so that TSYNC is
+// exercised) and prints "denied <errno>" or "allowed".
 #include <fcntl.h>
 #include <linux/sched.h>
 #include <sched.h>
@@ -52,6 +53,11 @@ long attempt(const std::string& call, int existing_socket) {
     if (pid == 0) ::_exit(0);
     return pid;
   }
+  if (call == "clone_newuser") {
+    const long pid = ::syscall(SYS_clone, CLONE_NEWUSER | SIGCHLD, 0, 0, 0, 0);
+    if (pid == 0) ::_exit(0);
+    return pid;
+  }
   if (call == "clone3") {
     clone_args args{};
     args.exit_signal = SIGCHLD;
@@ -92,8 +98,10 @@ long attempt(const std::string& call, int existing_socket) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 2) return 2;
+  if (argc != 2 && argc != 3) return 2;
   const std::string call = argv[1];
+  kf::sandbox::RunnerSeccompOptions options;
+  options.allow_subprocesses = argc == 3 && std::string(argv[2]) == "subprocesses";
   int sv[2];
   if (::socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0) return 3;
   std::mutex m;
@@ -108,7 +116,7 @@ int main(int argc, char** argv) {
     result = attempt(call, sv[0]);
     err = errno;
   });
-  auto st = kf::sandbox::apply_runner_seccomp();
+  auto st = kf::sandbox::apply_runner_seccomp(options);
   if (!st) {
     std::fprintf(stderr, "%s\n", st.error().message.c_str());
     return 3;
@@ -119,7 +127,8 @@ int main(int argc, char** argv) {
   }
   cv.notify_all();
   early.join();
-  if (result > 0 && (call == "fork" || call == "libc_fork" || call == "clone_process" || call == "clone3"))
+  if (result > 0 && (call == "fork" || call == "libc_fork" || call == "clone_process" || call == "clone3" ||
+                     call == "clone_newuser"))
     ::waitpid(static_cast<pid_t>(result), nullptr, 0);
   if (result < 0)
     std::printf("denied %d\n", err);

@@ -2,6 +2,7 @@
 // thread that existed before the filter (TSYNC), while threads, files and existing sockets work.
 #include <csignal>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -11,9 +12,10 @@ namespace {
 
 using kf::CapturedRun;
 
-CapturedRun probe(const std::string& call) {
-  auto r = kf::run_captured(kf::ChildCommand{{SECCOMP_PROBE, call}, {}, false, "", 0}, 0, 1 << 16,
-                            kf::CaptureMode::stdout_only);
+CapturedRun probe(const std::string& call, const std::string& variant = "") {
+  std::vector<std::string> argv = {SECCOMP_PROBE, call};
+  if (!variant.empty()) argv.push_back(variant);
+  auto r = kf::run_captured(kf::ChildCommand{argv, {}, false, "", 0}, 0, 1 << 16, kf::CaptureMode::stdout_only);
   EXPECT_TRUE(r.ok()) << r.error().message;
   return r.ok() ? *r : CapturedRun{};
 }
@@ -45,5 +47,31 @@ TEST_P(Allowed, CallStillWorks) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Runner, Allowed, ::testing::Values("thread", "open", "existing_socket"));
+
+// The variant for python runners whose JIT compilers start processes: children yes, nothing else.
+class DeniedWithSubprocesses : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(DeniedWithSubprocesses, CallFailsOrKills) {
+  const auto r = probe(GetParam(), "subprocesses");
+  const bool killed = r.status == CapturedRun::Status::signaled && r.signal == SIGSYS;
+  const bool refused = exited_zero(r) && r.output.rfind("denied", 0) == 0;
+  EXPECT_TRUE(killed || refused) << GetParam() << ": " << r.output << " exit " << r.exit_code << " signal "
+                                 << r.signal;
+}
+
+INSTANTIATE_TEST_SUITE_P(Runner, DeniedWithSubprocesses,
+                         ::testing::Values("ptrace", "socket_inet", "socketpair", "clone_newuser", "clone3",
+                                           "mount", "unshare", "bpf"));
+
+class AllowedWithSubprocesses : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(AllowedWithSubprocesses, CallWorks) {
+  const auto r = probe(GetParam(), "subprocesses");
+  EXPECT_TRUE(exited_zero(r)) << "exit " << r.exit_code << " signal " << r.signal;
+  EXPECT_EQ(r.output, "allowed\n") << GetParam();
+}
+
+INSTANTIATE_TEST_SUITE_P(Runner, AllowedWithSubprocesses,
+                         ::testing::Values("thread", "fork", "libc_fork", "clone_process"));
 
 }  // namespace

@@ -1,0 +1,156 @@
+#include "evaluator/kernelbench/static_check.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "core/files.h"
+#include "evaluator/kernelbench/python_job.h"
+
+namespace kf::eval::kernelbench {
+
+namespace {
+
+constexpr size_t kMaxSourceBytes = 1 << 20;
+constexpr double kStaticCheckTimeoutS = 60;
+
+std::string str(const nlohmann::json& j, const char* key, const std::string& fallback = "") {
+  auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : fallback;
+}
+
+bool flag(const nlohmann::json& j, const char* key) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_boolean() && it->get<bool>();
+}
+
+const nlohmann::json& list(const nlohmann::json& j, const char* key) {
+  static const nlohmann::json empty = nlohmann::json::array();
+  auto it = j.find(key);
+  return it != j.end() && it->is_array() ? *it : empty;
+}
+
+std::string line_of(const nlohmann::json& item) {
+  auto it = item.find("line");
+  return it != item.end() && it->is_number_integer() ? "line " + std::to_string(it->get<int64_t>()) : "line ?";
+}
+
+}  // namespace
+
+Result<nlohmann::json> run_static_check(const PythonEnv& env, const std::string& mode, const std::string& source) {
+  if (source.size() > kMaxSourceBytes)
+    return nlohmann::json{{"ok", false}, {"error", "too_large"},
+                          {"detail", "the file is over " + std::to_string(kMaxSourceBytes) + " bytes"}};
+  auto script = kernelbench_script("static_check.py");
+  if (!script.ok()) return script.error();
+  auto dir = ScratchDir::create("kforge-static");
+  if (!dir.ok()) return dir.error();
+  PythonJob job;
+  // -S: the check needs nothing but the standard library (no site packages, no torch): it starts fast.
+  job.args = {"-I", "-S", "-B", "static_check.py", "--mode", mode, "--file", "input.py"};
+  job.files = {{"static_check.py", *script}, {"input.py", source}};
+  job.timeout_s = kStaticCheckTimeoutS;
+  job.memory_bytes = 2ull << 30;
+  job.output_bytes = 256 << 10;
+  auto out = run_python_job(env, dir->path(), job);
+  if (!out.ok()) return out.error();
+  if (out->status == sandbox::Outcome::Status::timeout)
+    return nlohmann::json{{"ok", false}, {"error", "too_complex"}, {"detail", "the static check ran out of time"}};
+  auto j = nlohmann::json::parse(out->stdout_text, nullptr, false);
+  if (!j.is_object()) {
+    if (out->memory_limit_hit)
+      return nlohmann::json{{"ok", false}, {"error", "too_complex"}, {"detail", "the static check ran out of memory"}};
+    return make_error("harness.static_check", "the static check of the " + mode + " gave no answer (exit " +
+                                                  std::to_string(out->exit_code) + "): " +
+                                                  out->stderr_text.substr(0, 1500));
+  }
+  return j;
+}
+
+std::vector<Reason> judge_static(const nlohmann::json& f, Backend backend, const PythonEnv& env) {
+  if (!flag(f, "ok")) {
+    const std::string error = str(f, "error"), detail = str(f, "detail");
+    if (error == "syntax") return {{"compile_error", "the solution is not valid Python: " + detail}};
+    return {{"compile_error.unsupported", "the solution cannot be analysed: " + detail}};
+  }
+  if (!flag(f, "has_model_new"))
+    return {{"compile_error.unsupported",
+             "the solution defines no class ModelNew (a KernelBench solution is a module with class "
+             "ModelNew(nn.Module) whose forward calls its own kernels)"}};
+  if (!flag(f, "has_forward")) return {{"compile_error.unsupported", "ModelNew defines no forward method"}};
+  if (const auto& files = list(f, "load_files"); !files.empty())
+    return {{"compile_error.unsupported",
+             "the solution calls torch.utils.cpp_extension.load() on source files (line " + files[0].dump() +
+                 "); kforge builds extensions from load_inline(cpp_sources=..., cuda_sources=...) only"}};
+  const bool host = backend == Backend::host;
+  if (host)
+    for (const auto& call : list(f, "load_inline"))
+      if (flag(call, "cuda_sources"))
+        return {{"compile_error.unsupported",
+                 "load_inline at " + line_of(call) + " passes cuda_sources: CUDA code needs the cuda backend; on the "
+                 "host backend a solution may use cpp_sources only"}};
+  const bool triton = flag(f, "uses_triton") || !list(f, "triton_kernels").empty();
+  if (host && triton)
+    return {{"compile_error.unsupported", "the solution uses Triton, which needs the cuda backend"}};
+  // JIT packages whose absence is known without running anything (other missing modules show when the
+  // solution is imported).
+  for (const auto& m : list(f, "imports")) {
+    if (!m.is_string()) continue;
+    const std::string name = m.get<std::string>();
+    if ((name == "triton" || name == "tilelang" || name == "cutlass") && !env.has_package(name)) {
+      const std::string what = name == "cutlass" ? "CuTe DSL (the cutlass package)" : name == "tilelang" ? "TileLang"
+                                                                                                         : "Triton";
+      return {{"compile_error.missing_package",
+               "the solution imports " + name + ", but the runner's python (" + env.executable + ") has no " + what +
+                   ": install it there, or run the solution where it is installed"}};
+    }
+  }
+  if (!list(f, "tampering").empty()) {
+    std::string detail = "the solution tampers with the harness from Python:";
+    int n = 0;
+    for (const auto& t : list(f, "tampering")) {
+      if (n++ == 4) break;
+      detail += " " + line_of(t) + ": " + str(t, "detail") + ";";
+    }
+    return {{"rejected.harness_tampering", detail + " no kernel needs this"}};
+  }
+  if (!flag(f, "kernel_reachable"))
+    return {{"rejected.torch_fallback",
+             "ModelNew.forward calls no kernel of its own (no function of a load_inline module, no @triton.jit kernel "
+             "launched as kernel[grid](...)): the work is done with PyTorch"}};
+  return {};
+}
+
+std::vector<Reason> judge_torch_fallback(const nlohmann::json& f, const std::vector<std::string>& reference_ops,
+                                         std::vector<std::string>* partial) {
+  std::set<std::string> sure, any;
+  std::map<std::string, std::string> via;
+  for (const auto& o : list(f, "torch_ops")) {
+    const std::string op = str(o, "op");
+    any.insert(op);
+    if (!flag(o, "conditional")) sure.insert(op);
+    via.emplace(op, str(o, "via") + " at " + line_of(o));
+  }
+  for (const auto& o : list(f, "cpp_torch_ops")) {
+    const std::string op = str(o, "op");
+    any.insert(op);
+    sure.insert(op);
+    via.emplace(op, str(o, "via") + " in the extension's C++");
+  }
+  std::vector<std::string> used;
+  for (const auto& op : reference_ops)
+    if (any.count(op)) used.push_back(op);
+  const bool all = !reference_ops.empty() &&
+                   std::all_of(reference_ops.begin(), reference_ops.end(), [&](const auto& op) { return sure.count(op); });
+  if (all) {
+    std::string names;
+    for (const auto& op : reference_ops) names += (names.empty() ? "" : ", ") + op + " (" + via[op] + ")";
+    return {{"rejected.torch_fallback",
+             "ModelNew does the reference's work with PyTorch operators instead of its own kernels: it calls every "
+             "compute operator of the reference: " + names}};
+  }
+  if (partial) *partial = used;
+  return {};
+}
+
+}  // namespace kf::eval::kernelbench

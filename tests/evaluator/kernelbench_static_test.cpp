@@ -1,0 +1,342 @@
+// The static check of kernelbench solutions: python fixtures through the real sandboxed job
+// (evaluator/kernelbench/static_check.py), then the verdicts kforge derives from the findings.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "core/data_dir.h"
+#include "evaluator/kernelbench/extension_call.h"
+#include "evaluator/kernelbench/static_check.h"
+#include "tests/support/command.h"
+
+using namespace kf::eval;
+using namespace kf::eval::kernelbench;
+
+namespace {
+
+const char* const kHeader = R"(import torch
+import torch.nn as nn
+from torch.utils.cpp_extension import load_inline
+
+ext = load_inline(name="ext", cpp_sources="torch::Tensor relu_k(torch::Tensor x);", functions=["relu_k"])
+)";
+
+class StaticCheck : public ::testing::Test {
+ protected:
+  // The check needs no torch: any python3, described by hand (no probe: that imports torch), with no
+  // packages (so Triton counts as missing).
+  static void SetUpTestSuite() {
+    const auto ran = kf::testing::run_shell("python3 -I -S -c 'import sys; print(sys.executable); print(sys.prefix)'");
+    const auto nl = ran.out.find('\n');
+    if (ran.exit_code != 0 || nl == std::string::npos) return;
+    env_ = new PythonEnv();
+    env_->executable = ran.out.substr(0, nl);
+    std::string prefix = ran.out.substr(nl + 1);
+    prefix.erase(prefix.find_last_not_of('\n') + 1);
+    if (prefix != "/usr") env_->readonly_paths = {prefix};
+  }
+  static void TearDownTestSuite() {
+    delete env_;
+    env_ = nullptr;
+  }
+  void SetUp() override {
+    if (!env_) GTEST_SKIP() << "no python3";
+  }
+  static nlohmann::json solution(const std::string& body) {
+    auto f = run_static_check(*env_, "solution", std::string(kHeader) + body);
+    EXPECT_TRUE(f.ok()) << (f.ok() ? "" : f.error().message);
+    return f.ok() ? *f : nlohmann::json();
+  }
+  static std::vector<std::string> ops(const nlohmann::json& f, bool include_conditional = true) {
+    std::vector<std::string> out;
+    for (const auto& o : f["torch_ops"])
+      if (include_conditional || !o["conditional"].get<bool>()) out.push_back(o["op"]);
+    return out;
+  }
+  static std::vector<std::string> codes(const std::vector<Reason>& rs) {
+    std::vector<std::string> out;
+    for (const auto& r : rs) out.push_back(r.code);
+    return out;
+  }
+  static inline PythonEnv* env_ = nullptr;
+};
+
+TEST_F(StaticCheck, KernelReachedThroughAliasesAndInstanceAttributes) {
+  auto f = solution(R"(
+import torch.nn.functional as Fn
+relu_fn = ext.relu_k
+
+class ModelNew(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.kernels = ext
+
+    def forward(self, x):
+        return self.helper(x)
+
+    def helper(self, x):
+        y = self.kernels.relu_k(x)
+        return relu_fn(y)
+)");
+  EXPECT_TRUE(f["has_model_new"].get<bool>());
+  EXPECT_TRUE(f["kernel_reachable"].get<bool>()) << f.dump();
+  EXPECT_EQ(f["kernel_calls"].size(), 2u) << f.dump();
+  EXPECT_TRUE(ops(f).empty()) << f.dump();
+  EXPECT_TRUE(judge_static(f, Backend::host, *env_).empty());
+}
+
+TEST_F(StaticCheck, TorchOperatorsNormalisedAndConditionalOnesMarked) {
+  auto f = solution(R"(
+import torch.nn.functional as Fn
+
+class ModelNew(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 8, 3)
+        self.unused = nn.Softmax(dim=1)
+
+    def forward(self, x, w):
+        x = self.conv(x)
+        x = x @ w
+        if not x.is_cuda:
+            return Fn.relu(x)
+        return ext.relu_k(x).sum(dim=1)
+)");
+  EXPECT_TRUE(f["kernel_reachable"].get<bool>());
+  auto all = ops(f), sure = ops(f, false);
+  EXPECT_EQ(all, (std::vector<std::string>{"conv2d", "matmul", "relu", "sum"})) << f.dump();
+  EXPECT_EQ(sure, (std::vector<std::string>{"conv2d", "matmul", "sum"})) << f.dump();
+  // Every reference operator called unconditionally: the reference's work done by torch.
+  auto r = judge_torch_fallback(f, {"conv2d", "matmul"}, nullptr);
+  ASSERT_EQ(codes(r), (std::vector<std::string>{"rejected.torch_fallback"}));
+  EXPECT_NE(r[0].detail.find("conv2d"), std::string::npos) << r[0].detail;
+  // One of them only behind a branch: partial use, flagged but not rejected.
+  std::vector<std::string> partial;
+  EXPECT_TRUE(judge_torch_fallback(f, {"conv2d", "relu"}, &partial).empty());
+  EXPECT_EQ(partial, (std::vector<std::string>{"conv2d", "relu"}));
+  // An arithmetic-only reference has no operators to fall back to.
+  EXPECT_TRUE(judge_torch_fallback(f, {}, nullptr).empty());
+}
+
+TEST_F(StaticCheck, NoKernelReachedIsTorchFallback) {
+  auto f = solution(R"(
+class ModelNew(nn.Module):
+    def forward(self, x):
+        return torch.relu(x)
+)");
+  EXPECT_FALSE(f["kernel_reachable"].get<bool>());
+  EXPECT_EQ(codes(judge_static(f, Backend::host, *env_)), (std::vector<std::string>{"rejected.torch_fallback"}));
+}
+
+TEST_F(StaticCheck, SuperForwardIsTheReference) {
+  auto f = solution(R"(
+class Model(nn.Module):
+    def forward(self, x):
+        return torch.softmax(x, dim=1)
+
+class ModelNew(Model):
+    def forward(self, x):
+        ext.relu_k(x[:1])
+        return super().forward(x)
+)");
+  EXPECT_EQ(ops(f, false), (std::vector<std::string>{"softmax"})) << f.dump();
+  EXPECT_EQ(codes(judge_torch_fallback(f, {"softmax"}, nullptr)),
+            (std::vector<std::string>{"rejected.torch_fallback"}));
+}
+
+TEST_F(StaticCheck, TritonKernelLaunchedFromAHelper) {
+  auto f = run_static_check(*env_, "solution", R"(
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+@triton.autotune(configs=[], key=["n"])
+@triton.jit
+def k(x_ptr, n, BLOCK: tl.constexpr):
+    pass
+
+def launch(x):
+    k[(1,)](x, x.numel(), BLOCK=128)
+    return x
+
+class ModelNew(nn.Module):
+    def forward(self, x):
+        return launch(x)
+)");
+  ASSERT_TRUE(f.ok());
+  EXPECT_TRUE((*f)["kernel_reachable"].get<bool>()) << f->dump();
+  EXPECT_TRUE((*f)["uses_triton"].get<bool>());
+  auto host = judge_static(*f, Backend::host, *env_);
+  ASSERT_EQ(codes(host), (std::vector<std::string>{"compile_error.unsupported"}));
+  auto cuda = judge_static(*f, Backend::cuda, *env_);
+  if (!env_->has_package("triton")) {
+    ASSERT_EQ(codes(cuda), (std::vector<std::string>{"compile_error.missing_package"}));
+    EXPECT_NE(cuda[0].detail.find("Triton"), std::string::npos);
+  } else {
+    EXPECT_TRUE(cuda.empty());
+  }
+}
+
+TEST_F(StaticCheck, ExtensionCppCallingTorchOperatorsCounts) {
+  auto f = run_static_check(*env_, "solution", R"(
+import torch
+import torch.nn as nn
+from torch.utils.cpp_extension import load_inline as build
+
+src = """
+#include <torch/extension.h>
+torch::Tensor mm(torch::Tensor a, torch::Tensor b) { return torch::matmul(a, b); }
+"""
+mod = build("mm_ext", src, functions=["mm"])
+
+class ModelNew(nn.Module):
+    def forward(self, a, b):
+        return mod.mm(a, b)
+)");
+  ASSERT_TRUE(f.ok());
+  EXPECT_TRUE((*f)["kernel_reachable"].get<bool>());
+  ASSERT_EQ((*f)["cpp_torch_ops"].size(), 1u) << f->dump();
+  EXPECT_EQ((*f)["cpp_torch_ops"][0]["op"], "matmul");
+  EXPECT_EQ((*f)["load_inline"][0]["name"], "mm_ext");
+  EXPECT_EQ(codes(judge_torch_fallback(*f, {"matmul"}, nullptr)), (std::vector<std::string>{"rejected.torch_fallback"}));
+}
+
+TEST_F(StaticCheck, HarnessTamperingFromPython) {
+  for (const char* body : {
+           "setattr(torch.cuda, 'synchronize', lambda: None)\n",
+           "import time as t\nt.perf_counter = lambda: 0.0\n",
+           "from torch import cuda\ncuda.Event.elapsed_time = lambda s, e: 0.0\n",
+           "import builtins\nbuiltins.print = None\n",
+           "import sys\nsys.modules['torch'] = None\n",
+           "import inspect\nframe = inspect.currentframe().f_back\n",
+           "import gc\nobjs = gc.get_objects()\n",
+           "import ctypes\n",
+           "data = open('/proc/self/mem', 'rb')\n",
+       }) {
+    auto f = solution(std::string(body) + R"(
+class ModelNew(nn.Module):
+    def forward(self, x):
+        return ext.relu_k(x)
+)");
+    EXPECT_EQ(codes(judge_static(f, Backend::host, *env_)), (std::vector<std::string>{"rejected.harness_tampering"}))
+        << body << f.dump();
+  }
+  // Settings are not tampering (reduced precision has its own trial).
+  auto ok = solution("torch.backends.cudnn.benchmark = True\n" + std::string(R"(
+class ModelNew(nn.Module):
+    def forward(self, x):
+        return ext.relu_k(x)
+)"));
+  EXPECT_TRUE(judge_static(ok, Backend::host, *env_).empty()) << ok.dump();
+}
+
+TEST_F(StaticCheck, WhatKforgeCannotRun) {
+  auto syntax = run_static_check(*env_, "solution", "def broken(:\n");
+  ASSERT_TRUE(syntax.ok());
+  auto r = judge_static(*syntax, Backend::host, *env_);
+  ASSERT_EQ(codes(r), (std::vector<std::string>{"compile_error"}));
+  EXPECT_NE(r[0].detail.find("line 1"), std::string::npos) << r[0].detail;
+
+  auto no_model = solution("class Model(nn.Module):\n    def forward(self, x):\n        return x\n");
+  EXPECT_EQ(codes(judge_static(no_model, Backend::host, *env_)),
+            (std::vector<std::string>{"compile_error.unsupported"}));
+
+  auto files = solution(R"(
+from torch.utils.cpp_extension import load
+m = load(name="m", sources=["m.cpp"])
+class ModelNew(nn.Module):
+    def forward(self, x):
+        return m.f(x)
+)");
+  EXPECT_EQ(codes(judge_static(files, Backend::host, *env_)), (std::vector<std::string>{"compile_error.unsupported"}));
+
+  auto cuda_src = run_static_check(*env_, "solution", R"(
+import torch.nn as nn
+from torch.utils.cpp_extension import load_inline
+m = load_inline(name="m", cpp_sources="", cuda_sources="__global__ void k() {}", functions=["f"])
+class ModelNew(nn.Module):
+    def forward(self, x):
+        return m.f(x)
+)");
+  ASSERT_TRUE(cuda_src.ok());
+  EXPECT_EQ(codes(judge_static(*cuda_src, Backend::host, *env_)),
+            (std::vector<std::string>{"compile_error.unsupported"}));
+  EXPECT_TRUE(judge_static(*cuda_src, Backend::cuda, *env_).empty());
+
+  auto deep = run_static_check(*env_, "solution", "x = " + std::string(200000, '(') + "1" + std::string(200000, ')'));
+  ASSERT_TRUE(deep.ok());
+  EXPECT_FALSE((*deep)["ok"].get<bool>());
+}
+
+TEST_F(StaticCheck, ReferenceOperatorsOfAProblem) {
+  auto f = run_static_check(*env_, "problem", R"(
+import torch
+import torch.nn as nn
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.body = nn.Sequential(nn.Conv2d(3, 8, 3), nn.ReLU())
+        self.norm = nn.GroupNorm(2, 8)
+
+    def forward(self, x):
+        x = self.norm(self.body(x))
+        return torch.mean((x - 1.0) ** 2, dim=1) * 2 + 1
+)");
+  ASSERT_TRUE(f.ok());
+  EXPECT_EQ((*f)["reference_ops"], nlohmann::json({"conv2d", "group_norm", "mean", "pow", "relu"})) << f->dump();
+}
+
+TEST(ExtensionCall, KeyMatchesThePythonSide) {
+  const std::string py = "python3";
+  // One record with every kind of value the key covers, hashed by extension_call.py and by C++.
+  const std::string script =
+      "import sys, json; sys.path.insert(0, '" + kf::data_path("evaluator/kernelbench") +
+      "'); import extension_call as e; "
+      "c = e.normalise(name='x', cpp_sources='int f();\\n\"q\"\\x01 \\u00e9', functions={'f': 'doc \\u00e9'}, "
+      "extra_cflags=['-O3'], with_cuda=False); print(json.dumps(c)); print(e.key(c))";
+  const auto ran = kf::testing::run_shell(py + " -I -c " + kf::testing::quote(script));
+  ASSERT_EQ(ran.exit_code, 0);
+  const auto nl = ran.out.find('\n');
+  auto record = nlohmann::json::parse(ran.out.substr(0, nl));
+  std::string key = ran.out.substr(nl + 1);
+  key.erase(key.find_last_not_of("\n") + 1);
+  EXPECT_EQ(extension_key(record), key);
+  auto call = parse_extension_call(record);
+  ASSERT_TRUE(call.ok()) << call.error().message;
+  EXPECT_EQ(call->key, key);
+  EXPECT_NE(call->main_cpp().find("m.def(\"f\", torch::wrap_pybind_function(f), \"doc \xc3\xa9\");"),
+            std::string::npos)
+      << call->main_cpp();
+}
+
+TEST(ExtensionCall, HostileRecordsRefused) {
+  auto base = nlohmann::json{{"name", "ok_name"}, {"cpp_sources", {"int f();"}}, {"functions", {"f"}}};
+  EXPECT_TRUE(parse_extension_call(base).ok());
+  for (auto [field, value] : std::vector<std::pair<std::string, nlohmann::json>>{
+           {"name", "../../etc/x"},
+           {"name", "a b"},
+           {"functions", {"f); system(\"x\""}},
+           {"extra_cflags", {"-o/tmp/x"}},
+           {"extra_ldflags", {"@/etc/passwd"}},
+           {"extra_cuda_cflags", {"-ccbin=/bin/sh"}},
+           {"cpp_sources", {1, 2}},
+           {"is_python_module", false},
+       }) {
+    auto r = base;
+    r[field] = value;
+    auto call = parse_extension_call(r);
+    EXPECT_FALSE(call.ok()) << field << " = " << value.dump();
+    if (!call.ok()) {
+      EXPECT_EQ(call.error().code, "compile_error.unsupported");
+    }
+  }
+  auto no_functions = base;
+  no_functions["functions"] = nlohmann::json::array();
+  EXPECT_FALSE(parse_extension_call(no_functions).ok());
+  no_functions["cpp_sources"] = {"PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {}"};
+  EXPECT_TRUE(parse_extension_call(no_functions).ok());
+}
+
+}  // namespace
