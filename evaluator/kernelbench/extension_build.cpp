@@ -25,7 +25,7 @@ constexpr uintmax_t kMaxLibraryBytes = 64ull << 20;
 constexpr size_t kOutputCap = 64 * 1024;
 constexpr const char* kPchHeader = "kforge_torch_extension.h";
 // Bumped whenever the generated sources or the flags change meaning: old cache entries are then not used.
-constexpr const char* kGeneratorVersion = "kforge-extension-v1";
+constexpr const char* kGeneratorVersion = "kforge-extension-v2";
 
 std::string version_of(const std::string& program) {
   ChildCommand command;
@@ -159,7 +159,7 @@ std::string ExtensionBuilder::pch_dir(const std::string& level) {
     return result;
   }
   fs::create_directories(dir.parent_path(), ec);
-  const fs::path tmp = dir.string() + ".tmp" + std::to_string(::getpid());
+  const fs::path tmp = dir.string() + unique_temp_suffix();
   fs::remove_all(tmp, ec);
   fs::create_directories(tmp, ec);
   fs::copy_file(scratch->file(kPchHeader), tmp / kPchHeader, ec);
@@ -329,7 +329,7 @@ ExtensionBuild ExtensionBuilder::build(const ExtensionCall& call) {
       rec["status"] = "ok";
       std::error_code ec;
       fs::create_directories(dir, ec);
-      const fs::path tmp = dir / (call.name + ".so.tmp" + std::to_string(::getpid()));
+      const fs::path tmp = dir / (call.name + ".so" + unique_temp_suffix());
       fs::copy_file(built, tmp, fs::copy_options::overwrite_existing, ec);
       if (!ec) fs::rename(tmp, lib, ec);
       if (ec)

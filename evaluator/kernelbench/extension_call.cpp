@@ -1,6 +1,7 @@
 #include "evaluator/kernelbench/extension_call.h"
 
 #include <regex>
+#include <sstream>
 
 #include "core/hash.h"
 
@@ -99,6 +100,17 @@ Result<ExtensionCall> parse_extension_call(const nlohmann::json& r) {
     auto v = strings(r, field, n);
     if (!v.ok()) return v.error();
     *dst = std::move(*v);
+    // torch writes these flags space-joined into a ninja file: an empty entry (KernelBench's own example
+    // passes extra_cflags=[""]) vanishes and "-O3 --use_fast_math" is two flags. Do the same.
+    if (std::string(field) == "extra_cflags" || std::string(field) == "extra_cuda_cflags" ||
+        std::string(field) == "extra_ldflags") {
+      std::vector<std::string> words;
+      for (const auto& flag : *dst) {
+        std::istringstream in(flag);
+        for (std::string w; in >> w;) words.push_back(w);
+      }
+      *dst = std::move(words);
+    }
   }
   size_t bytes = 0;
   for (const auto& s : c.cpp_sources) bytes += s.size();

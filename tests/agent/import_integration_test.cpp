@@ -74,11 +74,6 @@ TEST_F(ImportIntegration, ImportReverifyReport) {
   // Claimed correct: 6 in toy_run, 1 in old_run (its incorrect claim is not re-judged without --all).
   ASSERT_EQ(by.size(), 7u) << rv.dump(2);
   const json& honest = by["toy_run/3_Scale_Shift/1"];
-  // Until the evaluator has the kernelbench candidate kind, every .py candidate is a usage error.
-  if (honest.value("status", "") == "harness_error" &&
-      honest["verdict"].dump().find("usage.candidate_kind") != std::string::npos)
-    GTEST_SKIP() << "this evaluator has no kernelbench candidate kind yet (.py candidates)";
-
   // The honest solution without a claimed speedup holds whatever the timing; the others hold or not
   // depending on this machine's timing, never anything else.
   EXPECT_EQ(honest["status"], "holds") << honest.dump(2);

@@ -73,8 +73,8 @@ TEST_F(HostEval, HonestCandidatePasses) {
   EXPECT_GT(t["channel_rtt_ms"].get<double>(), 0);
   // The harness's own cost of a round, measured before the candidate was loaded and taken off every round.
   EXPECT_GT(t["round_overhead_ms"].get<double>(), 0);
-  // One call's bytes (x, y and the output, 256 x 128 floats each), not every timing slot's.
-  EXPECT_EQ(v.checks["bytes_moved"].get<int64_t>(), 3 * 256 * 128 * 4);
+  // One call's bytes (x, y and the output, 64 x 32 floats each), not every timing slot's.
+  EXPECT_EQ(v.checks["bytes_moved"].get<int64_t>(), 3 * 64 * 32 * 4);
   EXPECT_TRUE(t["noise"].is_number());
   EXPECT_FALSE(t["stop"].get<std::string>().empty());
   EXPECT_TRUE(v.checks["timing"]["baseline"]["noise"].is_number());

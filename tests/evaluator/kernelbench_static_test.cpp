@@ -339,4 +339,23 @@ TEST(ExtensionCall, HostileRecordsRefused) {
   EXPECT_TRUE(parse_extension_call(no_functions).ok());
 }
 
+// Flags read as torch's ninja file reads them: KernelBench's own examples pass extra_cflags=[""], and models
+// often pass "-O3 --use_fast_math" as one string. The sources are never split.
+TEST(ExtensionCall, FlagsAreSplitLikeTorchsBuildFile) {
+  auto r = nlohmann::json{{"name", "ok_name"},
+                          {"cpp_sources", {"int f();  int g();"}},
+                          {"functions", {"f"}},
+                          {"extra_cflags", {"", "-O3 -DX=1"}},
+                          {"extra_cuda_cflags", {" --use_fast_math "}},
+                          {"extra_ldflags", {""}}};
+  auto call = parse_extension_call(r);
+  ASSERT_TRUE(call.ok()) << call.error().message;
+  EXPECT_EQ(call->extra_cflags, (std::vector<std::string>{"-O3", "-DX=1"}));
+  EXPECT_EQ(call->extra_cuda_cflags, (std::vector<std::string>{"--use_fast_math"}));
+  EXPECT_TRUE(call->extra_ldflags.empty());
+  EXPECT_EQ(call->cpp_sources, (std::vector<std::string>{"int f();  int g();"}));
+  r["extra_cflags"] = {"-O2 -o /tmp/x"};
+  EXPECT_FALSE(parse_extension_call(r).ok());
+}
+
 }  // namespace
