@@ -56,6 +56,28 @@ std::string first_error_lines(const std::string& output) {
   return errors.empty() ? head : errors;
 }
 
+nlohmann::json refuse_library(const std::string& path, bool allow_vendor_libs, const std::string& what) {
+  std::error_code size_ec;
+  if (const auto size = fs::file_size(path, size_ec); !size_ec && size > kMaxLibraryBytes)
+    return {{"status", "rejected"},
+            {"reasons", {{{"code", "rejected.library_too_large"},
+                          {"detail", what + " is " + std::to_string(size >> 20) + " MiB, more than the " +
+                                         std::to_string(kMaxLibraryBytes >> 20) +
+                                         " MiB a candidate may take (large initialised arrays? allocate and fill "
+                                         "buffers at run time instead)"}}}}};
+  auto vendors = vendor_libraries_used(path);
+  if (!vendors.ok())
+    return {{"status", "compile_error"},
+            {"reasons", {{{"code", "compile_error.bad_library"}, {"detail", vendors.error().message}}}}};
+  if (vendors->empty() || allow_vendor_libs) return nlohmann::json::object();
+  std::string names;
+  for (const auto& v : *vendors) names += (names.empty() ? "" : ", ") + v;
+  return {{"status", "rejected"},
+          {"reasons", {{{"code", "rejected.vendor_library"},
+                        {"detail", what + " uses vendor libraries (" + names +
+                                       "), which this evaluation does not allow (--allow-vendor-libs)"}}}}};
+}
+
 std::string default_cache_dir() {
   if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/kforge";
   if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.cache/kforge";
@@ -217,30 +239,13 @@ Compiled Compiler::compile(const std::string& source_path) {
     std::string detail = first_error_lines(output);
     if (job->memory_limit_hit) detail = "the compiler ran out of its memory limit\n" + detail;
     rec["reasons"] = {{{"code", "compile_error"}, {"detail", detail}}};
-  } else if (std::error_code size_ec; fs::file_size(work / "candidate.so", size_ec) > kMaxLibraryBytes && !size_ec) {
-    // Kept out of the cache (and so off the disk): a kernel needs no hundreds of MB of initialised data.
-    rec["status"] = "rejected";
-    rec["reasons"] = {{{"code", "rejected.library_too_large"},
-                       {"detail", "the compiled library is " +
-                                      std::to_string(fs::file_size(work / "candidate.so", size_ec) >> 20) +
-                                      " MiB, more than the " + std::to_string(kMaxLibraryBytes >> 20) +
-                                      " MiB a candidate may take (large initialised arrays? allocate and fill "
-                                      "buffers at run time instead)"}}};
+  } else if (auto refusal = refuse_library((work / "candidate.so").string(), config_.allow_vendor_libs,
+                                           "the candidate");
+             !refusal.empty()) {
+    // Kept out of the cache (and so off the disk) when too large: a kernel needs no hundreds of MB of data.
+    rec.update(refusal);
   } else {
-    auto vendors = vendor_libraries_used((work / "candidate.so").string());
-    if (!vendors.ok()) {
-      rec["status"] = "compile_error";
-      rec["reasons"] = {{{"code", "compile_error.bad_library"}, {"detail", vendors.error().message}}};
-    } else if (!vendors->empty() && !config_.allow_vendor_libs) {
-      std::string names;
-      for (const auto& v : *vendors) names += (names.empty() ? "" : ", ") + v;
-      rec["status"] = "rejected";
-      rec["reasons"] = {{{"code", "rejected.vendor_library"},
-                         {"detail", "the candidate uses vendor libraries (" + names +
-                                        "), which this evaluation does not allow (--allow-vendor-libs)"}}};
-    } else {
-      rec["status"] = "ok";
-    }
+    rec["status"] = "ok";
   }
   fs::create_directories(dir, ec);
   if (rec["status"] == "ok") {

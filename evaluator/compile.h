@@ -2,6 +2,8 @@
 // Candidate compilation: nvcc for .cu (cuda backend), g++ for .cpp (host backend), in a private
 // temporary folder with time limits, output capped with the first errors intact, results cached by
 // sha256(source, flags, toolchain, kforge.h).
+#include <nlohmann/json.hpp>
+
 #include <mutex>
 #include <string>
 #include <vector>
@@ -39,6 +41,11 @@ Result<std::vector<std::string>> vendor_libraries_used(const std::string& librar
 // The vendor libraries (same names) mapped into a process, from the text of its /proc/<pid>/maps: finds a
 // library however it was loaded (dlopen under a name built at run time included).
 std::vector<std::string> vendor_libraries_mapped(const std::string& maps_text);
+
+// Whether a built library may be loaded: at most kMaxLibraryBytes, a readable ELF shared object, and no
+// vendor library unless allowed. Empty when accepted; else the record fields "status" (rejected |
+// compile_error) and "reasons". `what` names the library in the reasons ("the candidate", an extension).
+nlohmann::json refuse_library(const std::string& path, bool allow_vendor_libs, const std::string& what);
 
 std::string default_cache_dir();
 

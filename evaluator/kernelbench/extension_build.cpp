@@ -309,22 +309,10 @@ ExtensionBuild ExtensionBuilder::build(const ExtensionCall& call) {
     std::error_code size_ec;
     if (!succeeded(*link) || !fs::is_regular_file(fs::symlink_status(built, size_ec))) {
       rec.update(compile_failure(*link, "the link"));
-    } else if (fs::file_size(built, size_ec) > kMaxLibraryBytes && !size_ec) {
-      rec["status"] = "rejected";
-      rec["reasons"] = {{{"code", "rejected.library_too_large"},
-                         {"detail", "the extension load_inline('" + call.name + "') is " +
-                                        std::to_string(fs::file_size(built, size_ec) >> 20) + " MiB, more than " +
-                                        std::to_string(kMaxLibraryBytes >> 20) + " MiB"}}};
-    } else if (auto vendors = vendor_libraries_used(built.string()); !vendors.ok()) {
-      rec["status"] = "compile_error";
-      rec["reasons"] = {{{"code", "compile_error.bad_library"}, {"detail", vendors.error().message}}};
-    } else if (!vendors->empty() && !config_.allow_vendor_libs) {
-      std::string names;
-      for (const auto& v : *vendors) names += (names.empty() ? "" : ", ") + v;
-      rec["status"] = "rejected";
-      rec["reasons"] = {{{"code", "rejected.vendor_library"},
-                         {"detail", "the extension load_inline('" + call.name + "') uses vendor libraries (" + names +
-                                        "), which this evaluation does not allow (--allow-vendor-libs)"}}};
+    } else if (auto refusal = refuse_library(built.string(), config_.allow_vendor_libs,
+                                             "the extension load_inline('" + call.name + "')");
+               !refusal.empty()) {
+      rec.update(refusal);
     } else {
       rec["status"] = "ok";
       std::error_code ec;
