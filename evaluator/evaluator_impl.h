@@ -181,7 +181,8 @@ struct Evaluator::Impl {
   // A kernelbench round whose runner counted no call into the solution's own kernels (rejected.torch_fallback).
   bool no_custom_kernel(Verdict& v, Session& s, const RunnerEnd& e, const std::string& during);
   // Runs one round (thaw, clock, command, answer, clock, freeze). Fills *ms with the trusted wall time.
-  RunnerEnd round(Session& s, const nlohmann::json& order, const nlohmann::json& shapes, double* ms);
+  RunnerEnd round(Session& s, const nlohmann::json& order, const nlohmann::json& shapes, double* ms,
+                  int64_t touch_bytes = 0);
   bool runner_failed(Verdict& v, Session& s, const RunnerEnd& e, const std::string& during);
   // Vendor libraries in the (frozen) runner's memory maps; adds rejected.vendor_library once.
   void check_maps(Verdict& v, Session& s);

@@ -71,8 +71,9 @@ void judge_runner_failure(Verdict& v, const RunnerEnd& e, bool candidate_loaded,
 std::optional<Reason> judge_event_disagreement(double trusted_ms, double events_ms);
 
 // The median time the device stayed busy after the given stream had finished (the runner's report, believed
-// only against the candidate): GPU work that escaped the stream, a race for any caller that waits on it.
-std::optional<Reason> judge_device_tail(double median_tail_ms);
+// only against the candidate): GPU work that escaped the stream, a race for any caller that waits on it. Allowed:
+// 0.1 ms or 5% of the median round (`median_round_ms`, the candidate's calls of one round), whichever is more.
+std::optional<Reason> judge_device_tail(double median_tail_ms, double median_round_ms);
 
 // A median below bytes moved / copy bandwidth (with a margin) is physically implausible.
 std::optional<Reason> judge_bandwidth_floor(double time_ms, int64_t bytes, double gbps, double* floor_ms);

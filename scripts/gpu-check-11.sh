@@ -59,7 +59,9 @@ print(json.dumps({"build": name, "problem": int(no), "run": int(idx), "verdict":
                   "time_ms": v.get("time_ms"), "ref_ms": v.get("ref_time_ms"), "wall_s": float(t1) - float(t0),
                   "compile_s": v.get("compile_s"), "noise": cand.get("noise"), "rounds": cand.get("rounds"),
                   "calls": cand.get("calls"), "channel_share": cand.get("channel_share"),
-                  "reasons": [r.get("code") for r in v.get("reasons", [])]}))
+                  "reasons": [r.get("code") for r in v.get("reasons", [])],
+                  "overhead_ms": cand.get("round_overhead_ms"), "events_ms": cand.get("events_per_call_ms"),
+                  "phases_s": v.get("checks", {}).get("phases_s")}))
 EOF
 }
 
@@ -177,6 +179,16 @@ for no in (19, 95):
               f"{statistics.median(noise) * 100 if noise else float('nan'):8.3f} "
               f"{statistics.median(share) * 100 if share else float('nan'):11.3f} "
               f"{cold[0] if cold else float('nan'):11.2f} {statistics.median(warm) if warm else float('nan'):11.2f}")
+print("== where the new build's time goes (median per phase, s; round overhead and events per call, ms)")
+for no in (19, 95):
+    r = [x for x in rows if x["problem"] == no and x["build"] == "new" and x.get("phases_s")]
+    if r:
+        phases = {k: statistics.median(x["phases_s"].get(k, 0) for x in r) for k in r[0]["phases_s"]}
+        ov = [x["overhead_ms"] for x in r if x.get("overhead_ms") is not None]
+        ev = [x["events_ms"] for x in r if x.get("events_ms") is not None]
+        print(f"{no}: " + " ".join(f"{k} {v:.2f}" for k, v in phases.items()) +
+              f" | compile {statistics.median(x['compile_s'] or 0 for x in r):.2f}"
+              f" | overhead {statistics.median(ov) if ov else float('nan'):.3f} events/call {statistics.median(ev) if ev else float('nan'):.4f}")
 for no in (19, 95):
     if med.get((no, "old")) and med.get((no, "new")):
         print(f"problem {no}: new median / old median = {med[(no, 'new')] / med[(no, 'old')]:.4f}")

@@ -3,8 +3,8 @@
 The python counterpart of kforge-runner (evaluator/runner/runner_main.cpp), started through the sandbox in
 the same way (Profile::runner, a fresh process per evaluation, frozen between rounds) and speaking the same
 protocol: it reads <job>/job.json, maps the buffer slots (tmpfs files on host, CUDA IPC handles on cuda),
-reports {"ok":true,"stage":"mapped"} and serves empty rounds (the supervisor measures the harness's own cost of
-a round while no solution code exists here) until {"op":"load"}, then reports {"ok":true,"stage":"loading"},
+reports {"ok":true,"stage":"mapped"} and serves calibration rounds (order [], a memset of "touch_bytes" of slot
+0's first output: the supervisor measures the harness's own cost of a round while no solution code exists here) until {"op":"load"}, then reports {"ok":true,"stage":"loading"},
 imports the solution and builds ModelNew, reports ready, then serves one JSON command per line on --cmd-fd:
   {"op":"round", "order":[s0, s1, ...], "shapes":[...]}   model(*args) once per listed slot, each result
                                                           copied into the slot's output buffers, then one
@@ -317,7 +317,7 @@ def main():
             os._exit(0)
         if op != "round" or cmd.get("order") != []:
             fail("harness.protocol", "before the solution is loaded only empty rounds, load and exit are served")
-        report(timed_round(lambda: None))
+        report(timed_round(touch(slots, cmd.get("touch_bytes"))))
     else:
         os._exit(0)
 
@@ -430,6 +430,16 @@ def main():
         answer["custom_kernel_calls"] = Counter.calls - before
         report(answer)
     os._exit(0)
+
+
+def touch(slots, nbytes):
+    """The stand-in for a solution's GPU work in the rounds before it is loaded: zeroes up to `nbytes` of slot
+    0's first output (poisoned again before every timed round)."""
+    if not CUDA or not isinstance(nbytes, int) or isinstance(nbytes, bool) or nbytes <= 0 or \
+            not slots.get(0, {}).get("output"):
+        return lambda: None
+    raw = slots[0]["output"][0].raw
+    return lambda: raw[:min(nbytes, raw.numel())].zero_()
 
 
 def timed_round(calls):

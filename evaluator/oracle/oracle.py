@@ -15,6 +15,7 @@ import path of kforge's own to set up or to keep apart from the problem files it
 (protocol, problem loading, inputs, transport buffers, comparison, timing) follow the requests in order.
 """
 import ctypes
+import gc
 import importlib.util
 import inspect
 import json
@@ -587,8 +588,7 @@ class Oracle:
         p = self.problem
         if p is None or p.path != req["path"] or p.precision != req["precision"] or p.device != dev or \
                 p.export_state != export_state:
-            self.release()
-            self.problem = None
+            self.drop_problem()
             self.problem = Problem(req["path"], req["precision"], dev, export_state)
         p = self.problem
         res = {"inputs": p.input_specs, "outputs": p.output_specs, "input_generator": p.input_generator,
@@ -663,6 +663,18 @@ class Oracle:
         self.trial = None
         self.round = None
 
+    def drop_problem(self):
+        """Frees everything the previous problem held before the next one is loaded: its baseline input sets and
+        outputs alone are twice a slot (12.8 GB for level 1's activations), and a pooled oracle that kept them
+        (the Problem stayed reachable) ran out of GPU memory after eight such problems in one reverify."""
+        self.release()
+        p, self.problem = self.problem, None
+        if p is not None:
+            p.__dict__.clear()  # whatever still refers to the object no longer keeps its tensors alive
+        gc.collect()
+        if torch.cuda.is_available():
+            torch.cuda.empty_cache()
+
     def op_release(self, req):
         self.release()
         return {}
@@ -697,6 +709,7 @@ class Oracle:
         if self.buffers is None:
             raise RuntimeError("prepare before setup")
         self.check_files()
+        self.trial = None  # the previous trial's inputs and reference go before the next ones are drawn
         seed, variant = int(req["seed"]), req["variant"]
         used = variant
         args, ref = p.make_inputs(seed, variant)
@@ -1125,6 +1138,19 @@ def make_not_dumpable():
         pass  # not Linux: nothing to do
 
 
+def call_freeing_memory(fn, req):
+    """Runs one op; on a CUDA out-of-memory error frees what is only cached or unreachable (the previous trial's
+    tensors, the allocator's cache) and runs it once more: ops rebuild their state from the request and the
+    buffers, and a transient shortage of a 6.4 GB problem must not become a harness error."""
+    try:
+        return fn(req)
+    except torch.cuda.OutOfMemoryError:
+        pass  # leave the except block first: its traceback holds the failed op's frames and their tensors
+    gc.collect()
+    torch.cuda.empty_cache()
+    return fn(req)
+
+
 def main():
     make_not_dumpable()
     oracle = Oracle()
@@ -1138,7 +1164,7 @@ def main():
             if fn is None:
                 send({"ok": False, "kind": "harness", "error": f"unknown op {req.get('op')}"})
                 continue
-            res = fn(req)
+            res = call_freeing_memory(fn, req)
             res["ok"] = True
             send(res)
         except ProblemError as e:

@@ -9,8 +9,9 @@
 //   {"op":"exit"}
 // and answers each with one JSON line on --report-fd (never stdout: the candidate may print there).
 // Start-up: once the buffers are mapped it reports {"ok":true,"stage":"mapped"} and serves empty rounds
-// ({"op":"round","order":[]}: the supervisor measures the harness's own cost of a round while no candidate code
-// exists in the process) until {"op":"load"}; then it reports {"ok":true,"stage":"loading"}, loads the
+// ({"op":"round","order":[],"touch_bytes":N}: a memset of up to N bytes of slot 0's first output stands in for
+// a candidate's GPU work; the supervisor measures the harness's own cost of a round while no candidate code
+// exists in the process, so these event times may be believed) until {"op":"load"}; then it reports {"ok":true,"stage":"loading"}, loads the
 // candidate and reports ready. Failures before the "loading" line are the harness's, anything after it may
 // come from the candidate. Nothing it reports decides a verdict or a
 // time: the supervisor times rounds with its own clock and the oracle checks the outputs (CUDA event
@@ -125,9 +126,12 @@ struct Runner {
 
   // Every listed slot once, in order, with no synchronisation in between; then the stream and the whole
   // device (a sticky error or work escaping the stream shows there).
-  Json round(const Json& order) {
+  Json round(const Json& order, size_t touch_bytes = 0) {
     if (!order.is_array() || order.size() > 4096) fail("protocol.command", "bad order in command");
     if (cuda) check_cuda(rt.EventRecord(ev_start, stream), "cudaEventRecord");
+    if (cuda && touch_bytes > 0 && !slots.empty() && !slots[0].outputs.empty())
+      check_cuda(rt.MemsetAsync(slots[0].outputs[0].data, 0, std::min(touch_bytes, slots[0].output_bytes[0]), stream),
+                 "cudaMemsetAsync");
     for (const auto& o : order) {
       if (!o.is_number_unsigned() || o.get<size_t>() >= slots.size()) fail("protocol.command", "bad slot in command");
       Slot& sl = slots[o.get<size_t>()];
@@ -232,7 +236,8 @@ int main(int argc, char** argv) {
     if (op == "exit") return 0;
     if (op != "round" || !cmd.value("order", Json()).is_array() || !cmd["order"].empty())
       fail("harness.protocol", "before the candidate is loaded only empty rounds, load and exit are served");
-    report(r.round(cmd["order"]));
+    const Json& touch = cmd.value("touch_bytes", Json(0));
+    report(r.round(cmd["order"], touch.is_number_unsigned() ? touch.get<size_t>() : 0));
   }
   report({{"ok", true}, {"stage", "loading"}});
   std::string lib = job.at("library");

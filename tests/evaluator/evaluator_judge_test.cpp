@@ -158,8 +158,15 @@ TEST(Judge, EventsBelowTheTrustedTimeAreNotHeldAgainstTheCandidate) {
 }
 
 TEST(Judge, GpuWorkLeftRunningAfterTheGivenStreamIsUnsynchronized) {
-  EXPECT_FALSE(judge_device_tail(0.01).has_value());
-  auto r = judge_device_tail(5.1);
+  EXPECT_FALSE(judge_device_tail(0.01, 1.0).has_value());
+  auto r = judge_device_tail(5.1, 5.0);
   ASSERT_TRUE(r.has_value());
   EXPECT_EQ(r->code, "rejected.unsynchronized_work");
+  EXPECT_TRUE(judge_device_tail(0.12, 0.5).has_value());
+}
+
+TEST(Judge, APythonRunnersSynchronisationAfterLongCallsIsNotUnsynchronizedWork) {
+  // KernelBench's tiled matmul example: 17 ms calls, ~0.2 ms for torch.cuda.synchronize() after them.
+  EXPECT_FALSE(judge_device_tail(0.2, 17.3).has_value());
+  EXPECT_TRUE(judge_device_tail(3.0, 17.3).has_value());
 }
