@@ -8,6 +8,7 @@
 #include <thread>
 #include <vector>
 
+#include "agent/ahead_compiler.h"
 #include "agent/claim_check.h"
 #include "agent/evaluator_pool.h"
 #include "agent/reverify_rule.h"
@@ -218,6 +219,13 @@ int run_reverify(const ReverifyOptions& o) {
 
   // Workers take jobs in order; rows print in that order as soon as each one's turn comes.
   auto record_of = [&](size_t i) { return i < kernels.size() ? kernels[i] : imported[i - kernels.size()]; };
+  std::vector<std::string> sources(total);
+  for (size_t i = 0; i < total; ++i)
+    if (const corpus::Record& r = *record_of(i); r.source)
+      sources[i] = fs::absolute(fs::path(o.dir) / r.source->path).string();
+  eval::Evaluator& compiler = (*pool)->evaluator(0);
+  const int compile_jobs = total < 2 ? 0 : o.compile_jobs > 0 ? o.compile_jobs : AheadCompiler::default_jobs();
+  AheadCompiler ahead(std::move(sources), compile_jobs, [&](const std::string& s) { (void)compiler.compile(s); });
   std::vector<std::optional<Rejudged>> done(total);
   nlohmann::json results = nlohmann::json::array();
   int holds = 0, failed = 0, claimed_faster = 0, verified = 0;
@@ -282,6 +290,7 @@ int run_reverify(const ReverifyOptions& o) {
           i = next++;
         }
         const corpus::Record& r = *record_of(i);
+        ahead.wait_for(i);
         Rejudged j = i < kernels.size() ? rejudge(r, o.dir, **pool) : rejudge_imported(r, o.dir, **pool);
         std::lock_guard lock(mu);
         done[i] = std::move(j);

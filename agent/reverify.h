@@ -22,6 +22,7 @@ struct ReverifyOptions {
   bool allow_reduced_precision = false;
   std::string gpus;             // --gpus: "" (all visible on cuda, 1 on host), "all", or "0,1,..."
   int evaluators = 0;           // --evaluators N on the host backend
+  int compile_jobs = 0;         // --compile-jobs: threads compiling ahead of the evaluators; 0 = a quarter of the cores
 };
 
 int run_reverify(const ReverifyOptions& options);

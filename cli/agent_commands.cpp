@@ -207,6 +207,9 @@ void add_agent_commands(CLI::App& app, Registry& registry) {
                        "GPUs to re-verify on, one evaluator each: all (default on cuda) or a list, e.g. 0,1 or 0,0");
   reverify->add_option("--evaluators", ro->evaluators, "Evaluators on the host backend (default 1)")
       ->check(CLI::PositiveNumber);
+  reverify->add_option("--compile-jobs", ro->compile_jobs,
+                       "Threads that compile sources ahead of the evaluators (default: a quarter of the cores)")
+      ->check(CLI::PositiveNumber);
   registry.on_run(reverify, [=] {
     agent::ReverifyOptions o = *ro;
     if (*seed >= 0) o.seed = static_cast<uint64_t>(*seed);

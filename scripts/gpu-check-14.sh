@@ -21,7 +21,8 @@
 #   shipped data in $KFORGE_DATA_DIR (default: this tree). Environment: KFORGE_PYTHON (torch with CUDA; default
 #   scripts/python-env.sh), KFORGE_KERNELBENCH_LEVEL1 (default .shared/kernelbench/level1, else
 #   ../shared/kernelbench/level1), KFORGE_CHECK_EXAMPLES_DIR (default .shared/kernelbench-examples),
-#   KFORGE_CHECK_PREBUILD (parallel extension builds before reverify; default: half the cores, 0 = none).
+#   KFORGE_CHECK_PREBUILD (extension builds in parallel before reverify, N at a time; default 0: reverify builds
+#   them itself with its ahead-compile threads, `--compile-jobs`).
 # Files: OUTDIR/summary.txt (the table), OUTDIR/report.md, OUTDIR/examples.jsonl, OUTDIR/selftest-kernelbench.txt,
 #   OUTDIR/imported/ (the corpus and its reverify.json); logs and caches under OUTDIR/work/.
 set -uo pipefail
@@ -62,8 +63,7 @@ rm -f "$work/logs/skipped.jsonl"  # what this invocation skipped
 # The compile cache of the fixture's evaluations (reverify finds it through XDG_CACHE_HOME).
 xdg=$work/xdg
 cache=$xdg/kforge
-ncores=$(nproc 2>/dev/null || echo 4)
-prebuild=${KFORGE_CHECK_PREBUILD:-$(( ncores / 2 > 1 ? ncores / 2 : 1 ))}
+prebuild=${KFORGE_CHECK_PREBUILD:-0}
 
 # The dataset as `kforge import --kernelbench` wants it: a folder holding level1/.
 if [ "$(basename "$l1")" = level1 ]; then
@@ -338,10 +338,14 @@ rvw, pre = get("reverify", "warm-prebuilt"), get("prebuild", "parallel")
 cold, warm = get("relu_p19_s0", "cold"), get("relu_p19_s0", "warm")
 print("== time per candidate (KernelBench's harness on the H200: 148 s cold, 97 s warm per ReLU solution)")
 if rvw and judged:
-    tot = rvw["wall_s"] + (pre["wall_s"] if pre else 0)
-    print(f"reverify: {rvw['wall_s']:.1f} s for {judged} solutions judged = {rvw['wall_s'] / judged:.1f} s each "
-          f"(extensions prebuilt); with the parallel prebuild ({pre['solutions'] if pre else 0} solutions, "
-          f"{pre['parallel'] if pre else 0} at a time, {pre['wall_s'] if pre else 0:.1f} s): {tot / judged:.1f} s each")
+    if pre:
+        tot = rvw["wall_s"] + pre["wall_s"]
+        print(f"reverify: {rvw['wall_s']:.1f} s for {judged} solutions judged = {rvw['wall_s'] / judged:.1f} s each "
+              f"(extensions prebuilt); with the parallel prebuild ({pre['solutions']} solutions, "
+              f"{pre['parallel']} at a time, {pre['wall_s']:.1f} s): {tot / judged:.1f} s each")
+    else:
+        print(f"reverify: {rvw['wall_s']:.1f} s for {judged} solutions judged, extensions built by reverify's "
+              f"ahead-compile threads = {rvw['wall_s'] / judged:.1f} s each")
 for r, name in ((cold, "cold (empty cache: precompiled header + extension built)"), (warm, "warm (same cache)")):
     if r:
         kb = 148 if r is cold else 97
