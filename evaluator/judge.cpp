@@ -170,6 +170,21 @@ void finalize(Verdict& v) {
 
 void judge_runner_failure(Verdict& v, const RunnerEnd& e, bool candidate_loaded, const std::string& during,
                           const std::string& limit) {
+  if (!candidate_loaded && e.kind != RunnerEnd::Kind::reply) {
+    // No code of the candidate has run yet (it is loaded only after the runner's "loading" line): a runner that
+    // dies, hangs or garbles its channel now is the harness's failure (a missing or unrunnable runner, its
+    // libraries, the sandbox), never a verdict on the candidate.
+    std::string how = e.kind == RunnerEnd::Kind::timeout    ? "did not report within " + limit
+                      : e.kind == RunnerEnd::Kind::protocol ? "sent something other than a JSON line (" +
+                                                                  clean_text(e.protocol_error, 300) + ")"
+                      : e.signal                             ? "died from " + signal_name(e.signal)
+                                                             : "exited with code " + std::to_string(e.exit_code);
+    v.verdict = "harness_error";
+    v.reasons.push_back({"harness.runner", "kforge-runner " + how + " during " + during +
+                                               ", before the candidate was loaded" +
+                                               (e.stderr_tail.empty() ? "" : ": " + clean_text(e.stderr_tail, 1500))});
+    return;
+  }
   switch (e.kind) {
     case RunnerEnd::Kind::reply: {
       std::string code = string_field(e.reply, "code", "runtime_error");

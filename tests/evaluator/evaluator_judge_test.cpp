@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 
 #include "evaluator/evaluator.h"
+#include "evaluator/judge.h"
+#include "evaluator/runner_session.h"
 
 using namespace kf::eval;
 
@@ -169,4 +171,19 @@ TEST(Judge, APythonRunnersSynchronisationAfterLongCallsIsNotUnsynchronizedWork) 
   // KernelBench's tiled matmul example: 17 ms calls, ~0.2 ms for torch.cuda.synchronize() after them.
   EXPECT_FALSE(judge_device_tail(0.2, 17.3).has_value());
   EXPECT_TRUE(judge_device_tail(3.0, 17.3).has_value());
+}
+
+TEST(Judge, ARunnerThatDiesBeforeTheCandidateIsLoadedIsTheHarnessFailure) {
+  RunnerEnd e;
+  e.kind = RunnerEnd::Kind::crashed;
+  e.exit_code = 127;
+  e.stderr_tail = "kforge-runner: No such file or directory";
+  Verdict before;
+  judge_runner_failure(before, e, /*candidate_loaded=*/false, "start-up", "the start-up limit");
+  EXPECT_EQ(before.verdict, "harness_error");
+  EXPECT_TRUE(has(before.reasons, "harness.runner"));
+  Verdict after;
+  judge_runner_failure(after, e, /*candidate_loaded=*/true, "trial 0", "the per-call limit");
+  EXPECT_EQ(after.verdict, "runtime_error");
+  EXPECT_TRUE(has(after.reasons, "runtime_error.exit"));
 }
