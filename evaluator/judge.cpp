@@ -180,9 +180,9 @@ void judge_runner_failure(Verdict& v, const RunnerEnd& e, bool candidate_loaded,
                       : e.signal                             ? "died from " + signal_name(e.signal)
                                                              : "exited with code " + std::to_string(e.exit_code);
     v.verdict = "harness_error";
+    std::string tail = e.stderr_tail.empty() ? "" : ": " + clean_text(e.stderr_tail, 1500);
     v.reasons.push_back({"harness.runner", "kforge-runner " + how + " during " + during +
-                                               ", before the candidate was loaded" +
-                                               (e.stderr_tail.empty() ? "" : ": " + clean_text(e.stderr_tail, 1500))});
+                                               ", before the candidate was loaded" + tail});
     return;
   }
   switch (e.kind) {

@@ -4,8 +4,9 @@ The python counterpart of kforge-runner (evaluator/runner/runner_main.cpp), star
 the same way (Profile::runner, a fresh process per evaluation, frozen between rounds) and speaking the same
 protocol: it reads <job>/job.json, maps the buffer slots (tmpfs files on host, CUDA IPC handles on cuda),
 reports {"ok":true,"stage":"mapped"} and serves calibration rounds (order [], a memset of "touch_bytes" of slot
-0's first output: the supervisor measures the harness's own cost of a round while no solution code exists here) until {"op":"load"}, then reports {"ok":true,"stage":"loading"},
-imports the solution and builds ModelNew, reports ready, then serves one JSON command per line on --cmd-fd:
+0's first output: the supervisor measures the harness's own cost of a round while no solution code exists
+here) until {"op":"load"}, then reports {"ok":true,"stage":"loading"}, imports the solution and builds
+ModelNew, reports ready, then serves one JSON command per line on --cmd-fd:
   {"op":"round", "order":[s0, s1, ...], "shapes":[...]}   model(*args) once per listed slot, each result
                                                           copied into the slot's output buffers, then one
                                                           device synchronisation; answered when complete

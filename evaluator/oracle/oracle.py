@@ -665,8 +665,9 @@ class Oracle:
 
     def drop_problem(self):
         """Frees everything the previous problem held before the next one is loaded: its baseline input sets and
-        outputs alone are twice a slot (12.8 GB for level 1's activations), and a pooled oracle that kept them
-        (the Problem stayed reachable) ran out of GPU memory after eight such problems in one reverify."""
+        outputs alone are twice a slot (12 GB for level 1's activations). The Problem sits in a reference cycle,
+        so without a collection here it lived until Python's cycle collector happened to run, and one reverify's
+        oracle ran out of the H200's memory after eight such problems."""
         self.release()
         p, self.problem = self.problem, None
         if p is not None:

@@ -8,12 +8,12 @@
 //    shapes that slot's tensors take from then on; each must fit its buffer)
 //   {"op":"exit"}
 // and answers each with one JSON line on --report-fd (never stdout: the candidate may print there).
-// Start-up: once the buffers are mapped it reports {"ok":true,"stage":"mapped"} and serves empty rounds
+// Start-up: once the buffers are mapped it reports {"ok":true,"stage":"mapped"} and serves calibration rounds
 // ({"op":"round","order":[],"touch_bytes":N}: a memset of up to N bytes of slot 0's first output stands in for
 // a candidate's GPU work; the supervisor measures the harness's own cost of a round while no candidate code
-// exists in the process, so these event times may be believed) until {"op":"load"}; then it reports {"ok":true,"stage":"loading"}, loads the
-// candidate and reports ready. Failures before the "loading" line are the harness's, anything after it may
-// come from the candidate. Nothing it reports decides a verdict or a
+// exists in the process, so these event times may be believed) until {"op":"load"}; then it reports
+// {"ok":true,"stage":"loading"}, loads the candidate and reports ready. Failures before the "loading" line are
+// the harness's, anything after it may come from the candidate. Nothing it reports decides a verdict or a
 // time: the supervisor times rounds with its own clock and the oracle checks the outputs (CUDA event
 // times in the answer are a diagnostic only). It never sees a reference output, the problem or the verdict.
 #include <dlfcn.h>
