@@ -2,6 +2,7 @@
 // (evaluator/kernelbench/runner.py) for kernelbench solutions. Both get a job folder holding only their own
 // copies of the candidate's files and job.json, an allowlisted environment and the same sandbox profile.
 #include <filesystem>
+#include <fstream>
 
 #include "core/data_dir.h"
 #include "core/files.h"
@@ -21,6 +22,12 @@ Status copy_into(const std::string& from, const std::string& to) {
 }
 
 // libkforge-seccomp.so (evaluator/kernelbench/seccomp_shim.cpp): $KFORGE_SECCOMP_LIBRARY, else beside the runner.
+bool is_elf_file(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  char magic[4] = {};
+  return f.read(magic, 4) && magic[0] == 0x7f && magic[1] == 'E' && magic[2] == 'L' && magic[3] == 'F';
+}
+
 std::string seccomp_library(const std::string& runner_path) {
   if (const char* p = std::getenv("KFORGE_SECCOMP_LIBRARY"); p && *p) return p;
   return (fs::path(runner_path).parent_path() / "libkforge-seccomp.so").string();
@@ -52,6 +59,10 @@ Result<Evaluator::Impl::RunnerLaunch> Evaluator::Impl::runner_launch(const std::
   if (compiled.kind == CandidateKind::kf_forward) {
     if (!fs::exists(opt.runner_path))
       return make_error("harness.runner_missing", "kforge-runner not found at " + opt.runner_path);
+    if (!is_elf_file(opt.runner_path))
+      return make_error("harness.runner_missing",
+                        opt.runner_path + " is not the kforge-runner program (a script or wrapper?): the sandbox "
+                        "shows the runner only its own file, so point KFORGE_RUNNER at the program itself");
     // The runner sees only its job folder (and the toolchain's libraries): it gets its own copy of the
     // candidate library rather than a view into the compile cache.
     const std::string library = job_dir + "/candidate.so";

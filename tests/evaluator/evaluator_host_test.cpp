@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <set>
 
+#include "core/files.h"
 #include "evaluator/evaluator.h"
 #include "test_support.h"
 
@@ -273,6 +274,22 @@ TEST_F(HostEval, OracleDoesNotSeeCredentials) {
   ::unsetenv("KFORGE_TEST_API_KEY");
   ::unsetenv("KFORGE_TEST_AUTH_TOKEN");
   EXPECT_EQ(v.verdict, "correct") << reasons_text(v);
+}
+
+TEST_F(HostEval, ARunnerThatIsAWrapperScriptIsTheHarnessFailureNamingTheFix) {
+  // A wrapper cannot exec the real program: the sandbox shows the runner only its own file.
+  const fs::path script = fs::path(KFORGE_TEST_BINARY_DIR) / "runner-wrapper.sh";
+  ASSERT_TRUE(kf::write_file_atomic(script.string(), "#!/bin/sh\nexec /elsewhere/kforge-runner \"$@\"\n").ok());
+  fs::permissions(script, fs::perms::owner_all, fs::perm_options::add);
+  EvaluatorOptions o = options();
+  o.runner_path = script.string();
+  auto e = Evaluator::create(o);
+  ASSERT_TRUE(e.ok()) << e.error().message;
+  Verdict v = (*e)->evaluate_file(problem("scale_add.py"), host_candidate("scale_add_honest.cpp"));
+  EXPECT_EQ(v.verdict, "harness_error");
+  ASSERT_FALSE(v.reasons.empty());
+  EXPECT_EQ(v.reasons.front().code, "harness.runner_missing");
+  EXPECT_NE(v.reasons.front().detail.find("KFORGE_RUNNER"), std::string::npos) << v.reasons.front().detail;
 }
 
 TEST(HostEvalOptions, RejectsFewerThanThreeTrials) {
