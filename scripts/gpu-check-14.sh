@@ -22,7 +22,10 @@
 #   scripts/python-env.sh), KFORGE_KERNELBENCH_LEVEL1 (default .shared/kernelbench/level1, else
 #   ../shared/kernelbench/level1), KFORGE_CHECK_EXAMPLES_DIR (default .shared/kernelbench-examples),
 #   KFORGE_CHECK_PREBUILD (extension builds in parallel before reverify, N at a time; default 0: reverify builds
-#   them itself with its ahead-compile threads, `--compile-jobs`).
+#   them itself with its ahead-compile threads, `--compile-jobs`), KFORGE_CHECK_RELU_EVALS (0 skips the cold and
+#   warm ReLU evaluations of step reverify; default 1), KFORGE_CHECK_EXAMPLES_CACHE (compile cache the examples
+#   share, kept as it is; default an empty one, so the first example's time includes the precompiled header),
+#   KFORGE_CHECK_EXAMPLES_PASSES (default "cold warm"; "cold" judges each example once).
 # Files: OUTDIR/summary.txt (the table), OUTDIR/report.md, OUTDIR/examples.jsonl, OUTDIR/selftest-kernelbench.txt,
 #   OUTDIR/imported/ (the corpus and its reverify.json); logs and caches under OUTDIR/work/.
 set -uo pipefail
@@ -64,6 +67,9 @@ rm -f "$work/logs/skipped.jsonl"  # what this invocation skipped
 xdg=$work/xdg
 cache=$xdg/kforge
 prebuild=${KFORGE_CHECK_PREBUILD:-0}
+relu_evals=${KFORGE_CHECK_RELU_EVALS:-1}
+examples_cache=${KFORGE_CHECK_EXAMPLES_CACHE:-}
+read -r -a example_passes <<< "${KFORGE_CHECK_EXAMPLES_PASSES:-cold warm}"
 
 # The dataset as `kforge import --kernelbench` wants it: a folder holding level1/.
 if [ "$(basename "$l1")" = level1 ]; then
@@ -141,10 +147,12 @@ step_reverify() {
   grep '^| gpu_run' "$work/logs/import.txt"
 
   # Cold: an empty compile cache (the precompiled header and the extension are built), the real problem.
-  fits 120 "ReLU cold eval" || return 1
-  echo "== ReLU cold eval (empty cache)"
-  eval_one "$work/evals.jsonl" relu_p19_s0 cold "$(problem 19)" "$run_dir/level_1_problem_19_sample_0_kernel.py" "$cache"
-  show_last "$work/evals.jsonl"
+  if [ "$relu_evals" != 0 ]; then
+    fits 120 "ReLU cold eval" || return 1
+    echo "== ReLU cold eval (empty cache)"
+    eval_one "$work/evals.jsonl" relu_p19_s0 cold "$(problem 19)" "$run_dir/level_1_problem_19_sample_0_kernel.py" "$cache"
+    show_last "$work/evals.jsonl"
+  fi
 
   # The other extensions, built in parallel into the same cache by evaluations against a tiny problem (the
   # compile is cached by the solution's text, not its problem); reverify then finds them built. Their verdicts
@@ -200,6 +208,7 @@ EOF
   tail -n 3 "$work/logs/reverify.txt"
   "$kforge" report "$imported" > "$out/report.md" 2> "$work/logs/report.err" || echo "report failed: $(head -3 "$work/logs/report.err")"
 
+  [ "$relu_evals" != 0 ] || return 0
   fits 40 "ReLU warm eval" || return 1
   echo "== ReLU warm eval (same cache)"
   eval_one "$work/evals.jsonl" relu_p19_s0 warm "$(problem 19)" "$run_dir/level_1_problem_19_sample_0_kernel.py" "$cache"
@@ -222,15 +231,16 @@ step_triton() {
 # KernelBench's own solutions: solutions/NN_*.py and test_kernels/NN_*.py, each judged against problems/NN_*.py
 # when that exists, else the dataset's level1/NN_*.py. Cold: the first pass, from an empty cache; warm: again.
 step_examples() {
-  local f no prob ecache=$work/cache-examples pass list=()
-  rm -rf "$ecache" && mkdir -p "$ecache"
+  local f no prob ecache=${examples_cache:-$work/cache-examples} pass list=()
+  [ -n "$examples_cache" ] || rm -rf "$ecache"
+  mkdir -p "$ecache"
   : > "$out/examples.jsonl"
   [ -d "$examples" ] || { echo "examples: no $examples (skipped)"; echo '{"skipped": "no examples folder"}' > "$out/examples.jsonl"; return 0; }
   for f in "$examples"/solutions/*.py "$examples"/test_kernels/*.py; do
     [ -f "$f" ] && list+=("$f")
   done
   local done_cold=()
-  for pass in cold warm; do
+  for pass in "${example_passes[@]}"; do
     local these=("${list[@]}")
     [ "$pass" = warm ] && these=("${done_cold[@]}")
     for f in "${these[@]}"; do
