@@ -155,7 +155,10 @@ scancel "${JOB}_1"
 # The task ends CANCELLED, or FAILED when its script's signal handler exits first; either may be requeued.
 cancelled() { [[ $(state "${JOB}_1") =~ ^(CANCELLED|FAILED)$ ]]; }
 wait_for 60 cancelled || fail "task 1 is $(state "${JOB}_1") after scancel"
-scontrol requeue "${JOB}_1" || fail "scontrol requeue ${JOB}_1 failed"
+# squeue may still show the ended state for a moment after the requeue (and a task still completing refuses
+# it): requeue until the task is no longer CANCELLED or FAILED, else "finished" below would hold at once.
+requeued() { cancelled && { scontrol requeue "${JOB}_1" >/dev/null 2>&1; return 1; }; return 0; }
+wait_for 60 requeued || fail "task 1 is still $(state "${JOB}_1") after scontrol requeue"
 # Slurm holds a requeued job for a while before it is eligible again; the test does not wait for that.
 scontrol update JobId="${JOB}_1" StartTime=now >/dev/null 2>&1
 finished() { [[ -z $(squeue -h -j "$JOB" -t pending,running,completing,configuring 2>/dev/null) ]]; }
