@@ -21,13 +21,15 @@ Status copy_into(const std::string& from, const std::string& to) {
   return ok_status();
 }
 
-// libkforge-seccomp.so (evaluator/kernelbench/seccomp_shim.cpp): $KFORGE_SECCOMP_LIBRARY, else beside the runner.
+// The runner must be the program itself: the sandbox shows it only its own file, so a wrapper script that
+// execs the real program elsewhere fails inside the sandbox.
 bool is_elf_file(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
   char magic[4] = {};
   return f.read(magic, 4) && magic[0] == 0x7f && magic[1] == 'E' && magic[2] == 'L' && magic[3] == 'F';
 }
 
+// libkforge-seccomp.so (evaluator/kernelbench/seccomp_shim.cpp): $KFORGE_SECCOMP_LIBRARY, else beside the runner.
 std::string seccomp_library(const std::string& runner_path) {
   if (const char* p = std::getenv("KFORGE_SECCOMP_LIBRARY"); p && *p) return p;
   return (fs::path(runner_path).parent_path() / "libkforge-seccomp.so").string();
