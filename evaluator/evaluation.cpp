@@ -341,7 +341,7 @@ Verdict Evaluator::Impl::evaluate(const std::string& problem, const Compiled& co
   // may speak for the candidate).
   auto mapped = s.runner.exchange(nullptr, now_s() + startup_limit_s);
   bool up = !runner_failed(v, s, mapped, "start-up");
-  if (up && timing_plan) up = calibrate_rounds(v, s);
+  if (up && timing_plan) up = calibrate_rounds(v, s, *timing_plan);
   if (up) {
     s.runner.thaw();
     auto loading = s.runner.exchange(nlohmann::json{{"op", "load"}}, now_s() + startup_limit_s);

@@ -164,6 +164,7 @@ struct Evaluator::Impl {
     // The harness's own cost of one round (thaw, command, answer, the GPU's switch from the oracle's work to
     // the runner's), measured before the candidate was loaded and taken off every timed round.
     double round_overhead_ms = 0;
+    nlohmann::json calibration_log;  // the calibration rounds behind it
     bool kernelbench = false;    // the python runner of a kernelbench solution
     int64_t custom_kernel_calls = 0;  // as the runner counted them (evidence against the candidate only)
     double first_round_limit_s = 0;   // the next round's limit, when larger than its calls' (then reset)
@@ -196,9 +197,16 @@ struct Evaluator::Impl {
   // (timed rounds' checks are recorded only when they fail).
   std::vector<Reason> judge_comparison(Verdict& v, const nlohmann::json& cmp, int trial, const std::string& label,
                                        nlohmann::json* record_out = nullptr);
-  // Empty rounds, each after the oracle's end-of-preparation work (an L2 flush), while no candidate code
-  // exists in the runner: the fastest is the round overhead. False when the runner failed (the harness's).
-  bool calibrate_rounds(Verdict& v, Session& s);
+  // Fresh inputs on unpredictable seeds in each of `slots` slots, outputs poisoned, the L2 flushed (the
+  // oracle's prepare_round; the runner is frozen meanwhile).
+  Result<nlohmann::json> prepare_round(int slots);
+  // The oracle's check after a round: the poison scan of every slot, a comparison of `check_slots`.
+  nlohmann::json round_check_request(const nlohmann::json& check_slots);
+  // Rounds of the runner's own GPU work (memsets lasting about as long as a round of the plan's calls) between
+  // the same oracle work as a timed round's (prepare_round before, the poison scan after), while no candidate
+  // code exists in the runner: the lower quartile of their time beyond the memsets is the round overhead.
+  // False when the evaluation cannot go on.
+  bool calibrate_rounds(Verdict& v, Session& s, const Plan& plan);
   // The timing rounds; false when the evaluation cannot go on.
   bool timed_rounds(Verdict& v, Session& s, const Plan& plan);
 };

@@ -44,6 +44,7 @@ JsonLinesChannel& JsonLinesChannel::operator=(JsonLinesChannel&& o) noexcept {
     pending_ = std::move(o.pending_);
     scanned_ = o.scanned_;
     eof_ = o.eof_;
+    spin_s_ = o.spin_s_;
     o.read_fd_ = o.write_fd_ = -1;
     o.pending_.clear();
     o.scanned_ = 0;
@@ -76,6 +77,7 @@ Status JsonLinesChannel::send(const nlohmann::json& message) {
 Result<std::string> JsonLinesChannel::receive_line(double deadline_s) {
   if (read_fd_ < 0) return make_error("channel.closed", "the channel is closed");
   char buf[65536];
+  const double spin_until = spin_s_ > 0 ? now_s() + spin_s_ : 0;
   for (;;) {
     // Only the bytes appended since the last scan are searched: linear in what arrives.
     auto nl = pending_.find('\n', scanned_);
@@ -100,7 +102,8 @@ Result<std::string> JsonLinesChannel::receive_line(double deadline_s) {
     double left = deadline_s - now_s();
     if (left <= 0) return make_error("channel.timeout", "no complete line before the deadline");
     pollfd p{read_fd_, POLLIN, 0};
-    int r = ::poll(&p, 1, static_cast<int>(std::min(left, 1.0) * 1000) + 1);
+    const bool spinning = spin_until > 0 && now_s() < spin_until;
+    int r = ::poll(&p, 1, spinning ? 0 : static_cast<int>(std::min(left, 1.0) * 1000) + 1);
     if (r < 0 && errno != EINTR) return make_error("channel.io", std::string("poll: ") + std::strerror(errno));
     if (r <= 0) continue;
     size_t want = std::min(sizeof buf, limits_.max_line_bytes + 2 - std::min(pending_.size(), limits_.max_line_bytes));

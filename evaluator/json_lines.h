@@ -39,6 +39,10 @@ class JsonLinesChannel {
   // Like receive() but returns the raw line (for callers that parse it themselves); same bounds.
   Result<std::string> receive_line(double deadline_s);
   void close();  // closes both descriptors
+  // Poll without sleeping for up to `seconds` of each receive before blocking: a reply that finds the reader
+  // asleep waits for the scheduler (up to a tenth of a millisecond after a long sleep), which is noise in a
+  // round timed around the receive. Costs a core while it lasts.
+  void set_spin(double seconds) { spin_s_ = seconds; }
 
  private:
   int read_fd_ = -1, write_fd_ = -1;
@@ -46,6 +50,7 @@ class JsonLinesChannel {
   std::string pending_;
   size_t scanned_ = 0;  // pending_[0, scanned_) holds no newline
   bool eof_ = false;
+  double spin_s_ = 0;
 };
 
 // Nesting depth of a JSON text (objects and arrays; brackets inside strings do not count), in one pass.

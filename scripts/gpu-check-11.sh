@@ -13,7 +13,8 @@
 #   configs) in $KFORGE_OLD_DATA_DIR (a checkout of that commit; default: this tree); without KFORGE_OLD_BIN_DIR
 #   the old columns stay empty. Environment: KFORGE_PYTHON (torch with CUDA; default scripts/python-env.sh),
 #   KFORGE_KERNELBENCH_LEVEL1 (default .shared/kernelbench/level1, else ../shared/kernelbench/level1),
-#   KFORGE_CHECK_EVALS (evaluations per build and problem, default 5).
+#   KFORGE_CHECK_EVALS (evaluations per build and problem, default 5), KFORGE_CHECK_SELFTEST_ARGS (more arguments
+#   for the self-test, e.g. "--skip kernelbench"); GTEST_FILTER picks evaluator_gpu_test's tests.
 set -uo pipefail
 if [ $# -lt 1 ]; then
   sed -n '2,17p' "${BASH_SOURCE[0]}" >&2
@@ -55,13 +56,20 @@ except Exception as e:
     v = {"verdict": f"unreadable ({e})"}
 t = v.get("checks", {}).get("timing", {})
 cand = t.get("candidate", t.get("candidate_events", {}))
+def median_of(col):
+    xs = sorted(r[col] for r in cand.get("rounds_log", []) if len(r) > col)
+    return xs[len(xs) // 2] if xs else None
 print(json.dumps({"build": name, "problem": int(no), "run": int(idx), "verdict": v.get("verdict"),
                   "time_ms": v.get("time_ms"), "ref_ms": v.get("ref_time_ms"), "wall_s": float(t1) - float(t0),
                   "compile_s": v.get("compile_s"), "noise": cand.get("noise"), "rounds": cand.get("rounds"),
                   "calls": cand.get("calls"), "channel_share": cand.get("channel_share"),
                   "reasons": [r.get("code") for r in v.get("reasons", [])],
                   "overhead_ms": cand.get("round_overhead_ms"), "events_ms": cand.get("events_per_call_ms"),
-                  "phases_s": v.get("checks", {}).get("phases_s")}))
+                  "phases_s": v.get("checks", {}).get("phases_s"),
+                  "prepare_ms": median_of(3), "check_ms": median_of(4),
+                  "beyond_events_ms": sorted(r[0] - r[1] for r in cand.get("rounds_log", []))[len(cand.get("rounds_log", [])) // 2]
+                  if cand.get("rounds_log") else None,
+                  "calibration_ms": [round(c[0] - c[1], 3) for c in cand.get("calibration_log", [])]}))
 EOF
 }
 
@@ -84,7 +92,7 @@ step_medians() {
 }
 
 step_selftest() {
-  KFORGE_RUNNER=$new/kforge-runner "$new/kforge" selftest --backend cuda --json > "$out/selftest.json" 2> "$out/selftest.err"
+  KFORGE_RUNNER=$new/kforge-runner "$new/kforge" selftest --backend cuda ${KFORGE_CHECK_SELFTEST_ARGS:-} --json > "$out/selftest.json" 2> "$out/selftest.err"
   local rc=$?
   "$KFORGE_PYTHON" - "$out/selftest.json" <<'EOF'
 import json, sys
@@ -136,13 +144,12 @@ EOF
     dir=$new; [ "$b" = old ] && dir=$old
     [ -z "$dir" ] && continue
     rm -rf "$out/campaign-$b" "$out/cache-campaign-$b"
-    export KFORGE_DATA_DIR; KFORGE_DATA_DIR=$(data_of "$b")
-    "$dir/kforge" mock-server --script "$work/mock.json" --port 0 --port-file "$work/port-$b" > "$work/server-$b.log" 2>&1 &
+    KFORGE_DATA_DIR=$(data_of "$b") "$dir/kforge" mock-server --script "$work/mock.json" --port 0 --port-file "$work/port-$b" > "$work/server-$b.log" 2>&1 &
     pid=$!
     for _ in $(seq 1 200); do [ -s "$work/port-$b" ] && break; sleep 0.05; done
     port=$(cat "$work/port-$b")
     t0=$(date +%s.%N)
-    KFORGE_MOCK_URL=http://127.0.0.1:$port XDG_CACHE_HOME=$out/cache-campaign-$b KFORGE_RUNNER=$dir/kforge-runner \
+    KFORGE_DATA_DIR=$(data_of "$b") KFORGE_MOCK_URL=http://127.0.0.1:$port XDG_CACHE_HOME=$out/cache-campaign-$b KFORGE_RUNNER=$dir/kforge-runner \
       "$dir/kforge" run --config configs/demo/qwen-coder-vllm.json --problems "$work/problems" --turns 1 --samples 1 \
       --backend cuda --out "$out/campaign-$b" --no-progress > "$out/campaign-$b.log" 2>&1
     "$KFORGE_PYTHON" -c "import sys, time; print('{\"build\": \"$b\", \"wall_s\": %.3f}' % (time.time() - float(sys.argv[1])))" "$t0" > "$out/campaign-$b.time"
@@ -186,9 +193,20 @@ for no in (19, 95):
         phases = {k: statistics.median(x["phases_s"].get(k, 0) for x in r) for k in r[0]["phases_s"]}
         ov = [x["overhead_ms"] for x in r if x.get("overhead_ms") is not None]
         ev = [x["events_ms"] for x in r if x.get("events_ms") is not None]
+        pm = [x["prepare_ms"] for x in r if x.get("prepare_ms") is not None]
+        cm = [x["check_ms"] for x in r if x.get("check_ms") is not None]
         print(f"{no}: " + " ".join(f"{k} {v:.2f}" for k, v in phases.items()) +
               f" | compile {statistics.median(x['compile_s'] or 0 for x in r):.2f}"
-              f" | overhead {statistics.median(ov) if ov else float('nan'):.3f} events/call {statistics.median(ev) if ev else float('nan'):.4f}")
+              f" | overhead {statistics.median(ov) if ov else float('nan'):.3f} ({min(ov) if ov else float('nan'):.3f}-"
+              f"{max(ov) if ov else float('nan'):.3f}) events/call {statistics.median(ev) if ev else float('nan'):.4f}"
+              f" | per round: prepare {statistics.median(pm) if pm else float('nan'):.1f} ms,"
+              f" check {statistics.median(cm) if cm else float('nan'):.1f} ms")
+print("== per evaluation of the new build: median, overhead taken off, timed rounds' median beyond the events, "
+      "calibration rounds beyond their memsets (ms)")
+for x in rows:
+    if x["build"] == "new":
+        print(f"{x['problem']} #{x['run']}: {x['time_ms'] or float('nan'):.4f} overhead {x['overhead_ms'] or float('nan'):.3f} "
+              f"timed {x.get('beyond_events_ms') or float('nan'):.3f} calibration {x.get('calibration_ms')}")
 for no in (19, 95):
     if med.get((no, "old")) and med.get((no, "new")):
         print(f"problem {no}: new median / old median = {med[(no, 'new')] / med[(no, 'old')]:.4f}")

@@ -3,10 +3,11 @@
 The python counterpart of kforge-runner (evaluator/runner/runner_main.cpp), started through the sandbox in
 the same way (Profile::runner, a fresh process per evaluation, frozen between rounds) and speaking the same
 protocol: it reads <job>/job.json, maps the buffer slots (tmpfs files on host, CUDA IPC handles on cuda),
-reports {"ok":true,"stage":"mapped"} and serves calibration rounds (order [], a memset of "touch_bytes" of slot
-0's first output: the supervisor measures the harness's own cost of a round while no solution code exists
-here) until {"op":"load"}, then reports {"ok":true,"stage":"loading"}, imports the solution and builds
-ModelNew, reports ready, then serves one JSON command per line on --cmd-fd:
+reports {"ok":true,"stage":"mapped"} and serves calibration rounds (order [], "touch_bytes" zeroed over every
+slot's outputs, then inputs, cycling, and "touched_bytes" in the answer: the supervisor measures the harness's
+own cost of a round while no solution code exists here) until {"op":"load"}, then reports
+{"ok":true,"stage":"loading"}, imports the solution and builds ModelNew, reports ready, then serves one JSON
+command per line on --cmd-fd:
   {"op":"round", "order":[s0, s1, ...], "shapes":[...]}   model(*args) once per listed slot, each result
                                                           copied into the slot's output buffers, then one
                                                           device synchronisation; answered when complete
@@ -20,6 +21,7 @@ import importlib.machinery
 import importlib.util
 import json
 import os
+import select
 import sys
 import time
 import traceback
@@ -49,9 +51,24 @@ def fail(code, detail):
     os._exit(3)
 
 
+# How much of its own CPU time the runner spends polling for the next command before it blocks in read():
+# a command that finds it asleep waits for the scheduler, noise inside the timed round. CPU time, because the
+# supervisor freezes the runner between rounds and the poll must still be going on when it is thawed.
+COMMAND_SPIN_CPU_S = 0.05
+
+
+def wait_readable(fd):
+    until = time.thread_time() + COMMAND_SPIN_CPU_S
+    while not select.select([fd], [], [], 0)[0]:
+        if time.thread_time() > until:
+            return
+
+
 def read_lines(fd):
     buf = b""
     while True:
+        if CUDA:
+            wait_readable(fd)
         chunk = os.read(fd, 65536)
         if not chunk:
             return
@@ -126,6 +143,11 @@ class CudaIpc:
             fail("harness.cudart", "cannot find the libcudart torch uses, for CUDA IPC")
         self.lib.cudaIpcOpenMemHandle.argtypes = [ctypes.POINTER(ctypes.c_void_p), CudaIpc.Handle, ctypes.c_uint]
         self.lib.cudaGetErrorName.restype = ctypes.c_char_p
+        # Spin-wait in synchronisations (cudaDeviceScheduleSpin), as kforge-runner does: a blocking wait's
+        # wake-up varies with how long the core slept and lands inside the timed round. Only noise is at stake,
+        # so a refusal is ignored.
+        self.lib.cudaSetDeviceFlags.argtypes = [ctypes.c_uint]
+        self.lib.cudaSetDeviceFlags(1)
 
     def open(self, hex_handle):
         h = CudaIpc.Handle.from_buffer_copy(bytes.fromhex(hex_handle)[:64].ljust(64, b"\0"))
@@ -318,7 +340,11 @@ def main():
             os._exit(0)
         if op != "round" or cmd.get("order") != []:
             fail("harness.protocol", "before the solution is loaded only empty rounds, load and exit are served")
-        report(timed_round(touch(slots, cmd.get("touch_bytes"))))
+        work, touched = touch(slots, cmd.get("touch_bytes"))
+        answer = timed_round(work)
+        if touched:
+            answer["touched_bytes"] = touched
+        report(answer)
     else:
         os._exit(0)
 
@@ -434,13 +460,27 @@ def main():
 
 
 def touch(slots, nbytes):
-    """The stand-in for a solution's GPU work in the rounds before it is loaded: zeroes up to `nbytes` of slot
-    0's first output (poisoned again before every timed round)."""
-    if not CUDA or not isinstance(nbytes, int) or isinstance(nbytes, bool) or nbytes <= 0 or \
-            not slots.get(0, {}).get("output"):
-        return lambda: None
-    raw = slots[0]["output"][0].raw
-    return lambda: raw[:min(nbytes, raw.numel())].zero_()
+    """The stand-in for a solution's GPU work in the rounds before it is loaded: zeroes `nbytes` in all over every
+    slot's outputs, then its inputs, cycling (at most 4096 fills; the oracle writes them all again before every
+    trial and round). Returns the work and the bytes it writes."""
+    if not CUDA or not isinstance(nbytes, int) or isinstance(nbytes, bool) or nbytes <= 0:
+        return (lambda: None), 0
+    buffers = [b.raw for k in sorted(slots) for b in slots[k]["output"]] + \
+              [b.raw for k in sorted(slots) for b in slots[k]["input"]]
+    parts, done = [], 0
+    for n in range(4096):
+        if done >= nbytes or not buffers:
+            break
+        raw = buffers[n % len(buffers)]
+        part = min(nbytes - done, raw.numel())
+        if part > 0:
+            parts.append(raw[:part])
+            done += part
+
+    def work():
+        for part in parts:
+            part.zero_()
+    return work, done
 
 
 def timed_round(calls):

@@ -19,7 +19,8 @@ std::string Cudart::load() {
     if (lib) break;
   }
   if (!lib) return std::string("cannot load libcudart (") + dlerror() + "); set LD_LIBRARY_PATH to the CUDA runtime";
-  bool ok = bind(lib, SetDevice, "cudaSetDevice") && bind(lib, IpcOpenMemHandle, "cudaIpcOpenMemHandle") &&
+  bool ok = bind(lib, SetDevice, "cudaSetDevice") && bind(lib, SetDeviceFlags, "cudaSetDeviceFlags") &&
+            bind(lib, IpcOpenMemHandle, "cudaIpcOpenMemHandle") &&
             bind(lib, IpcCloseMemHandle, "cudaIpcCloseMemHandle") &&
             bind(lib, StreamCreateWithFlags, "cudaStreamCreateWithFlags") &&
             bind(lib, StreamSynchronize, "cudaStreamSynchronize") &&

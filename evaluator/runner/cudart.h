@@ -13,6 +13,7 @@ struct IpcHandle {
 struct Cudart {
   using Err = int;
   Err (*SetDevice)(int) = nullptr;
+  Err (*SetDeviceFlags)(unsigned) = nullptr;
   Err (*IpcOpenMemHandle)(void**, IpcHandle, unsigned) = nullptr;
   Err (*IpcCloseMemHandle)(void*) = nullptr;
   Err (*StreamCreateWithFlags)(void**, unsigned) = nullptr;
@@ -37,6 +38,7 @@ struct Cudart {
 };
 
 inline constexpr int kStreamNonBlocking = 1;
+inline constexpr unsigned kDeviceScheduleSpin = 1;
 inline constexpr unsigned kIpcLazyEnablePeerAccess = 1;
 inline constexpr int kDevAttrL2CacheSize = 38;
 

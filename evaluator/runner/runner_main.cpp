@@ -9,16 +9,19 @@
 //   {"op":"exit"}
 // and answers each with one JSON line on --report-fd (never stdout: the candidate may print there).
 // Start-up: once the buffers are mapped it reports {"ok":true,"stage":"mapped"} and serves calibration rounds
-// ({"op":"round","order":[],"touch_bytes":N}: a memset of up to N bytes of slot 0's first output stands in for
-// a candidate's GPU work; the supervisor measures the harness's own cost of a round while no candidate code
-// exists in the process, so these event times may be believed) until {"op":"load"}; then it reports
+// ({"op":"round","order":[],"touch_bytes":N}: memsets of N bytes in all over every slot's outputs, then inputs,
+// cycling, stand in for a candidate's GPU work, and the answer says how many bytes were written; the supervisor
+// measures the harness's own cost of a round while no candidate code exists in the process, so these event
+// times may be believed) until {"op":"load"}; then it reports
 // {"ok":true,"stage":"loading"}, loads the candidate and reports ready. Failures before the "loading" line are
 // the harness's, anything after it may come from the candidate. Nothing it reports decides a verdict or a
 // time: the supervisor times rounds with its own clock and the oracle checks the outputs (CUDA event
 // times in the answer are a diagnostic only). It never sees a reference output, the problem or the verdict.
 #include <dlfcn.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <nlohmann/json.hpp>
@@ -62,6 +65,29 @@ void report(const Json& j) {
   _exit(3);
 }
 
+// How much of its own CPU time the cuda runner spends polling for the next command before it blocks. A
+// command that finds the runner blocked in read() waits for the scheduler to wake it, which took from
+// microseconds to a tenth of a millisecond on the H200 depending on how long the core had been idle: noise
+// inside the timed window. CPU time, not wall time, because the supervisor freezes the runner between rounds
+// and the poll must still be going on when it is thawed.
+bool g_spin_for_commands = false;
+constexpr double kCommandSpinCpuS = 0.05;
+
+double thread_cpu_s() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+void spin_until_readable(int fd) {
+  const double until = thread_cpu_s() + kCommandSpinCpuS;
+  pollfd p{fd, POLLIN, 0};
+  for (int i = 0;; ++i) {
+    if (poll(&p, 1, 0) != 0) return;
+    if (i % 64 == 63 && thread_cpu_s() > until) return;
+  }
+}
+
 // Commands arrive one line at a time; reading in blocks keeps a round's command to a system call or two
 // (a byte at a time, a 128-slot round cost hundreds of calls inside the timed window).
 bool read_line(int fd, std::string* line) {
@@ -73,6 +99,7 @@ bool read_line(int fd, std::string* line) {
       pending.erase(0, nl + 1);
       return true;
     }
+    if (g_spin_for_commands) spin_until_readable(fd);
     char block[4096];
     ssize_t n = read(fd, block, sizeof block);
     if (n <= 0) return false;
@@ -124,14 +151,32 @@ struct Runner {
     if (err != 0) fail("runtime_error.cuda", std::string(what) + ": " + rt.describe(err));
   }
 
+  // Calibration work in place of a candidate's: memsets of `bytes` in all over every slot's outputs, then its
+  // inputs, cycling (at most 4096 memsets), so that the GPU is busy about as long as a round of calls and
+  // touches the same memory. The oracle poisons outputs and writes inputs again before every trial and round.
+  size_t touch(size_t bytes) {
+    std::vector<std::pair<void*, size_t>> buffers;
+    for (const Slot& sl : slots)
+      for (size_t k = 0; k < sl.outputs.size(); ++k) buffers.emplace_back(sl.outputs[k].data, sl.output_bytes[k]);
+    for (const Slot& sl : slots)
+      for (size_t k = 0; k < sl.inputs.size(); ++k) buffers.emplace_back(sl.inputs[k].data, sl.input_bytes[k]);
+    size_t done = 0;
+    for (size_t n = 0; n < 4096 && done < bytes && !buffers.empty(); ++n) {
+      const auto& [data, size] = buffers[n % buffers.size()];
+      const size_t part = std::min(bytes - done, size);
+      if (part == 0) continue;
+      check_cuda(rt.MemsetAsync(data, 0, part, stream), "cudaMemsetAsync");
+      done += part;
+    }
+    return done;
+  }
+
   // Every listed slot once, in order, with no synchronisation in between; then the stream and the whole
   // device (a sticky error or work escaping the stream shows there).
   Json round(const Json& order, size_t touch_bytes = 0) {
     if (!order.is_array() || order.size() > 4096) fail("protocol.command", "bad order in command");
     if (cuda) check_cuda(rt.EventRecord(ev_start, stream), "cudaEventRecord");
-    if (cuda && touch_bytes > 0 && !slots.empty() && !slots[0].outputs.empty())
-      check_cuda(rt.MemsetAsync(slots[0].outputs[0].data, 0, std::min(touch_bytes, slots[0].output_bytes[0]), stream),
-                 "cudaMemsetAsync");
+    const size_t touched = cuda && touch_bytes > 0 ? touch(touch_bytes) : 0;
     for (const auto& o : order) {
       if (!o.is_number_unsigned() || o.get<size_t>() >= slots.size()) fail("protocol.command", "bad slot in command");
       Slot& sl = slots[o.get<size_t>()];
@@ -151,7 +196,9 @@ struct Runner {
       tail_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - tail_start).count();
       check_cuda(rt.EventElapsedTime(&ms, ev_start, ev_stop), "cudaEventElapsedTime");
     }
-    return {{"ok", true}, {"events_ms", static_cast<double>(ms)}, {"device_tail_ms", tail_ms}};
+    Json answer{{"ok", true}, {"events_ms", static_cast<double>(ms)}, {"device_tail_ms", tail_ms}};
+    if (touch_bytes > 0) answer["touched_bytes"] = touched;
+    return answer;
   }
 };
 
@@ -189,9 +236,15 @@ int main(int argc, char** argv) {
 
   Runner r;
   r.cuda = job.value("backend", "host") == "cuda";
+  bool spin_sync = false;
   if (r.cuda) {
     if (auto err = r.rt.load(); !err.empty()) fail("harness.cudart", err);
     r.check_cuda(r.rt.SetDevice(job.value("device", 0)), "cudaSetDevice");
+    // Spin-wait in synchronisations, and poll for commands: the wake-ups that blocking waits cost inside a
+    // timed round vary with how long the core slept, and their noise would be taken for the candidate's.
+    // Only a matter of noise, so a refusal is not an error.
+    spin_sync = r.rt.SetDeviceFlags(kf::runner::kDeviceScheduleSpin) == 0;
+    g_spin_for_commands = true;
     r.check_cuda(r.rt.StreamCreateWithFlags(&r.stream, kf::runner::kStreamNonBlocking), "cudaStreamCreateWithFlags");
     r.check_cuda(r.rt.EventCreate(&r.ev_start), "cudaEventCreate");
     r.check_cuda(r.rt.EventCreate(&r.ev_stop), "cudaEventCreate");
@@ -226,7 +279,7 @@ int main(int argc, char** argv) {
 #else
   // SECCOMP HOOK: sandbox/seccomp.h (kf::sandbox::apply_runner_seccomp) is called here once it exists.
 #endif
-  report({{"ok", true}, {"stage", "mapped"}});
+  report({{"ok", true}, {"stage", "mapped"}, {"spin_sync", spin_sync}});
   std::string line;
   for (;;) {
     if (!read_line(cmd_fd, &line)) return 0;

@@ -87,6 +87,31 @@ TEST(Channel, ADeadlinePasses) {
   close(p.w);
 }
 
+TEST(Channel, SpinningStillReadsAndStillTimesOut) {
+  Pipe p;
+  JsonLinesChannel ch(p.r, -1, {});
+  ch.set_spin(0.02);
+  // A deadline inside the spin window ends the wait as it does without spinning.
+  auto none = ch.receive(kf::now_s() + 0.005);
+  ASSERT_FALSE(none.ok());
+  EXPECT_EQ(none.error().code, "channel.timeout");
+  // A line written during the spin, and one written after it (the wait then sleeps), both arrive.
+  std::thread writer([&] {
+    usleep(5000);
+    EXPECT_EQ(write(p.w, "{\"a\":1}\n", 8), 8);
+    usleep(60000);
+    EXPECT_EQ(write(p.w, "{\"b\":2}\n", 8), 8);
+  });
+  auto a = ch.receive(kf::now_s() + 5);
+  auto b = ch.receive(kf::now_s() + 5);
+  writer.join();
+  ASSERT_TRUE(a.ok());
+  ASSERT_TRUE(b.ok());
+  EXPECT_EQ((*a)["a"], 1);
+  EXPECT_EQ((*b)["b"], 2);
+  close(p.w);
+}
+
 TEST(JsonDepth, CountsNestingOutsideStrings) {
   EXPECT_EQ(json_depth("{}"), 1);
   EXPECT_EQ(json_depth("{\"a\":[{\"b\":[]}]}"), 4);

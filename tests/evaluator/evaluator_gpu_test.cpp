@@ -102,7 +102,20 @@ TEST_F(GpuEval, KernelbenchTritonRelu19) {
   }
 }
 TEST_F(GpuEval, Matmul1) { check("1", "matmul.cu", true); }
-TEST_F(GpuEval, Relu19) { check("19", "relu.cu", true); }
+// The round overhead is calibrated beside runner-side GPU work about as long as a round of reference calls:
+// the calibration's memsets wrote bytes and took device time in every round after the warm-up.
+TEST_F(GpuEval, Relu19) {
+  Verdict v = check("19", "relu.cu", true);
+  const auto& log = v.checks["timing"]["candidate"]["calibration_log"];
+  ASSERT_EQ(log.size(), 17u);
+  for (size_t i = 2; i < log.size(); ++i) {
+    EXPECT_GT(log[i][1].get<double>(), 0) << log.dump();
+    EXPECT_GT(log[i][2].get<double>(), 0) << log.dump();
+  }
+  std::printf("GPUFIG calibration %s overhead_ms=%.4f\nGPUFIG rounds %s\n", log.dump().c_str(),
+              v.checks["timing"]["candidate"]["round_overhead_ms"].get<double>(),
+              v.checks["timing"]["candidate"]["rounds_log"].dump().c_str());
+}
 TEST_F(GpuEval, Softmax23) { check("23", "softmax.cu", true); }
 TEST_F(GpuEval, LayerNorm40) { check("40", "layernorm.cu", true); }
 // The facts file timed eager conv under torch's defaults, where cuDNN may use TF32; kforge's baseline runs

@@ -74,6 +74,11 @@ TEST_F(HostEval, HonestCandidatePasses) {
   EXPECT_GT(t["channel_rtt_ms"].get<double>(), 0);
   // The harness's own cost of a round, measured before the candidate was loaded and taken off every round.
   EXPECT_GT(t["round_overhead_ms"].get<double>(), 0);
+  ASSERT_TRUE(t["calibration_log"].is_array());
+  EXPECT_EQ(t["calibration_log"].size(), 17u);  // 2 warm-up rounds and the 15 whose median is the overhead
+  // Per timed round: trusted ms, event ms, checked, the oracle's prepare and check ms.
+  ASSERT_FALSE(t["rounds_log"].empty());
+  EXPECT_EQ(t["rounds_log"][0].size(), 5u);
   // One call's bytes (x, y and the output, 64 x 32 floats each), not every timing slot's.
   EXPECT_EQ(v.checks["bytes_moved"].get<int64_t>(), 3 * 64 * 32 * 4);
   EXPECT_TRUE(t["noise"].is_number());
@@ -84,6 +89,26 @@ TEST_F(HostEval, HonestCandidatePasses) {
   for (const char* k : {"problem", "backend", "verdict", "correct", "reasons", "checks", "time_ms", "ref_time_ms",
                         "speedup", "flags", "compile_s", "eval_s"})
     EXPECT_TRUE(j.contains(k)) << k;
+}
+
+// Outputs larger than round_check_sample are checked in timed rounds at random positions: an honest candidate
+// still passes, and one that writes a cheaper wrong answer once the trials are over is caught there.
+TEST_F(HostEval, SampledRoundChecksPassHonestAndCatchWrongTimedCalls) {
+  EvaluatorOptions o = options();
+  o.round_check_sample = 64;  // of scale_add's 2048 output elements
+  o.check_fraction = 1;
+  auto e = Evaluator::create(o);
+  ASSERT_TRUE(e.ok()) << e.error().message;
+  Verdict honest = (*e)->evaluate_file(problem("scale_add.py"), host_candidate("scale_add_honest.cpp"));
+  EXPECT_EQ(honest.verdict, "correct") << reasons_text(honest);
+  EXPECT_GT(honest.checks["timing"]["candidate"]["checked_slots"].get<int>(), 0);
+  Verdict cheat = (*e)->evaluate_file(problem("scale_add.py"), host_candidate("scale_add_wrong_when_timed.cpp"));
+  // A copy of x: wrong, and at the sampled positions still recognised as the trivial pass-through of x.
+  EXPECT_EQ(cheat.verdict, "rejected") << reasons_text(cheat);
+  const std::string why = reasons_text(cheat);
+  EXPECT_NE(why.find("at 64 random positions per output"), std::string::npos) << why;
+  EXPECT_NE(why.find("passthrough:x"), std::string::npos) << why;
+  EXPECT_NE(why.find("incorrect.rel_l2"), std::string::npos) << why;
 }
 
 TEST_F(HostEval, StateDictEntriesAreInputs) {
