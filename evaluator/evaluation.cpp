@@ -304,9 +304,10 @@ Verdict Evaluator::Impl::evaluate(const std::string& problem, const Compiled& co
     auto pl = plan();
     if (!pl.ok()) return harness(pl.error().code == "oracle.problem" ? "problem.invalid" : "harness.oracle", pl.error().message);
     timing_plan = *pl;
-    v.checks["timing"]["calls_per_round"] = pl->slots;
+    v.checks["timing"]["slots"] = pl->max_slots;
+    v.checks["timing"]["repeatable_inputs"] = pl->repeatable_inputs;
   }
-  auto setup = ask({{"op", "setup"}, {"dir", job_dir}, {"seeds", seeds}, {"slots", timing_plan ? timing_plan->slots : 1}});
+  auto setup = ask({{"op", "setup"}, {"dir", job_dir}, {"seeds", seeds}, {"slots", timing_plan ? timing_plan->max_slots : 1}});
   if (!setup.ok()) return harness("harness.oracle", setup.error().message);
   auto launch = runner_launch(job_dir, compiled, *loaded, (*setup)["buffers"]);
   if (!launch.ok()) return harness(launch.error().code, launch.error().message);
@@ -385,7 +386,7 @@ Verdict Evaluator::Impl::evaluate(const std::string& problem, const Compiled& co
     phase("trials");
     if (ok && timing_plan) {
       timed_trial_bytes = trial_bytes;
-      ok = timed_rounds(v, s, *timing_plan);
+      ok = timed_rounds(v, s, candidate_calls_per_round(v, s, *timing_plan));
       phase("timing");
       if (ok && v.reasons.empty()) {
         // Outputs re-validated after timing, with fresh inputs in the same buffers.

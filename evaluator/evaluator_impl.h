@@ -36,6 +36,10 @@ inline constexpr double kStartupLimitS = 60;  // loading the candidate, CUDA con
 inline constexpr double kKernelbenchStartupLimitS = 120;
 inline constexpr double kKernelbenchFirstCallLimitS = 120;
 inline constexpr int kMaxSlots = 128;
+// Slots are allocated for a candidate up to this many times faster than the reference (memory permitting), so
+// that a fast candidate's rounds still hold about round_target_ms of calls (KernelBench level 1's LayerNorm:
+// 8.1 ms eager, 0.25 ms hand-written; with one call per round the harness's ~0.25 ms per round was half of it).
+inline constexpr int kFastCandidateFactor = 32;
 inline constexpr size_t kCheckedSlotsPerRound = 2;
 
 // Text from the candidate's side made safe for terminals, the corpus and models (docs/evaluator.md).
@@ -66,8 +70,10 @@ struct Evaluator::Impl {
   // Per problem (absolute path + precision): how timing rounds are sized, and the baseline's timing.
   struct Plan {
     double call_ms = 0;  // one reference call, as the oracle measured it
-    int slots = 1;       // calls (and buffer slots) per timing round
+    int slots = 1;       // calls per round sized from the reference (calibration and baseline rounds)
+    int max_slots = 1;   // buffer slots allocated: calls per round for a candidate kFastCandidateFactor x faster
     int64_t slot_bytes = 0;
+    bool repeatable_inputs = false;  // a checked slot's inputs are drawn again from its seed (no copies kept)
   };
   std::map<std::string, Plan> plans;
   std::map<std::string, nlohmann::json> baselines;
@@ -207,8 +213,11 @@ struct Evaluator::Impl {
   // code exists in the runner: the lower quartile of their time beyond the memsets is the round overhead.
   // False when the evaluation cannot go on.
   bool calibrate_rounds(Verdict& v, Session& s, const Plan& plan);
-  // The timing rounds; false when the evaluation cannot go on.
-  bool timed_rounds(Verdict& v, Session& s, const Plan& plan);
+  // Calls per timed round for this candidate: enough of its calls to fill round_target_ms, judged from the
+  // trusted times of its trial calls, between the plan's slots and max_slots.
+  int candidate_calls_per_round(const Verdict& v, const Session& s, const Plan& plan) const;
+  // The timing rounds of `k` calls each; false when the evaluation cannot go on.
+  bool timed_rounds(Verdict& v, Session& s, int k);
 };
 
 

@@ -116,11 +116,19 @@ Result<Evaluator::Impl::Plan> Evaluator::Impl::plan() {
   p.call_ms = std::max(1e-3, r->value("call_ms", 1.0));
   p.slot_bytes = std::max<int64_t>(1, r->value("slot_bytes", int64_t{1}));
   // Enough calls per round that the channel's round trip is a small part of it, as many slots as memory
-  // allows (candidate slots, their pristine copies and the baseline's input sets: three per slot).
+  // allows. A slot is one call's inputs and outputs; the baseline runs in the same buffers. The oracle keeps
+  // a copy of each slot's inputs only for a problem whose inputs cannot be drawn again from their seed.
   const int64_t memory = r->value("slot_memory", int64_t{256} << 20);
-  const int by_time = static_cast<int>(std::ceil(opt.round_target_ms / p.call_ms));
-  const int64_t by_memory = std::max<int64_t>(1, memory / (3 * p.slot_bytes));
-  p.slots = static_cast<int>(std::clamp<int64_t>(std::min<int64_t>(by_time, by_memory), 1, kMaxSlots));
+  p.repeatable_inputs = r->value("repeatable_inputs", false);
+  const int64_t per_slot = p.repeatable_inputs ? p.slot_bytes : 2 * p.slot_bytes;
+  const double by_time = std::ceil(opt.round_target_ms / p.call_ms);
+  const int64_t by_memory = std::max<int64_t>(1, memory / per_slot);
+  auto fit = [&](double calls) {
+    return static_cast<int>(std::clamp<int64_t>(std::min<int64_t>(static_cast<int64_t>(std::min(calls, 1e6)), by_memory),
+                                                1, kMaxSlots));
+  };
+  p.slots = fit(by_time);
+  p.max_slots = std::max(p.slots, fit(std::ceil(opt.round_target_ms * kFastCandidateFactor / p.call_ms)));
   plans[problem_key] = p;
   return p;
 }
@@ -143,9 +151,21 @@ Result<nlohmann::json> Evaluator::Impl::baseline(const Plan& p, bool copies_outp
   return b;
 }
 
-bool Evaluator::Impl::timed_rounds(Verdict& v, Session& s, const Plan& plan) {
+int Evaluator::Impl::candidate_calls_per_round(const Verdict& v, const Session& s, const Plan& plan) const {
+  // A trial is a round of one call: its trusted time less the calibrated round overhead is one call. The
+  // fastest trial counts (the first may hold lazy initialisation). A candidate that shapes its trial times
+  // only picks a count between the plan's and max_slots: the calibration and every check are the same for all.
+  double call_ms = plan.call_ms;
+  for (const auto& t : v.checks["trials"]) {
+    auto ms = t.find("call_ms");
+    if (ms != t.end() && ms->is_number()) call_ms = std::min(call_ms, ms->get<double>() - s.round_overhead_ms);
+  }
+  const double calls = std::ceil(opt.round_target_ms / std::max(call_ms, 1e-4));
+  return static_cast<int>(std::clamp<double>(calls, plan.slots, plan.max_slots));
+}
+
+bool Evaluator::Impl::timed_rounds(Verdict& v, Session& s, int k) {
   TimingPolicy policy(policy_options());
-  const int k = plan.slots;
   std::vector<int> order(static_cast<size_t>(k));
   std::bernoulli_distribution checked(std::clamp(opt.check_fraction, 0.0, 1.0));
   double events_total = 0, trusted_total = 0;

@@ -5,8 +5,10 @@
 #
 # Usage: scripts/gpu-check-11.sh OUTDIR [STEP...]
 #   STEP: medians (5 evaluations each of ReLU = level 1 problem 19 and cross-entropy = 95, old and new builds
-#         interleaved, the first of each with an empty compile cache) | selftest | gputest | campaign | table
-#   Default: medians selftest gputest campaign table. Each step stays within ~5 minutes on an H200; run them as
+#         interleaved, the first of each with an empty compile cache) | others (2 evaluations per build of the
+#         other honest GPU-test kernels: matmul 1, softmax 23, layernorm 40, conv 50) | selftest | gputest |
+#         campaign | table
+#   Default: medians others selftest gputest campaign table. Each step stays within ~5 minutes on an H200; run them as
 #   separate calls into the same OUTDIR if one call is limited to 10 minutes (table covers what OUTDIR holds).
 # Programs: $KFORGE_BIN_DIR/{kforge,kforge-runner,evaluator_gpu_test} (this branch), and for the comparison
 #   $KFORGE_OLD_BIN_DIR/{kforge,kforge-runner} (main before the merge) with its shipped data (oracle, prompts,
@@ -23,7 +25,7 @@ fi
 out=$(mkdir -p "$1" && cd "$1" && pwd)
 shift
 steps=("$@")
-[ ${#steps[@]} -eq 0 ] && steps=(medians selftest gputest campaign table)
+[ ${#steps[@]} -eq 0 ] && steps=(medians others selftest gputest campaign table)
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 source scripts/python-env.sh
@@ -63,6 +65,9 @@ print(json.dumps({"build": name, "problem": int(no), "run": int(idx), "verdict":
                   "time_ms": v.get("time_ms"), "ref_ms": v.get("ref_time_ms"), "wall_s": float(t1) - float(t0),
                   "compile_s": v.get("compile_s"), "noise": cand.get("noise"), "rounds": cand.get("rounds"),
                   "calls": cand.get("calls"), "channel_share": cand.get("channel_share"),
+                  "calls_per_round": cand.get("calls_per_round"), "slots": t.get("slots"),
+                  "base_calls_per_round": t.get("baseline", {}).get("calls_per_round"), "repeatable_inputs": t.get("repeatable_inputs"),
+                  "base_noise": t.get("baseline", {}).get("noise"), "base_rounds": t.get("baseline", {}).get("rounds"),
                   "reasons": [r.get("code") for r in v.get("reasons", [])],
                   "overhead_ms": cand.get("round_overhead_ms"), "events_ms": cand.get("events_per_call_ms"),
                   "phases_s": v.get("checks", {}).get("phases_s"),
@@ -86,6 +91,20 @@ step_medians() {
         # The first run of each build starts from an empty compile cache: its wall time includes the compile.
         [ "$i" = 1 ] && rm -rf "$out/cache-$b"
         one_eval "$b" "$dir" "$no" "$cand" "$out/cache-$b" "$i"
+      done
+    done
+  done
+}
+
+step_others() {
+  local i no cand b dir
+  for no in 1 23 40 50; do
+    case $no in 1) cand=matmul.cu ;; 23) cand=softmax.cu ;; 40) cand=layernorm.cu ;; 50) cand=conv2d.cu ;; esac
+    for i in 1 2; do
+      for b in new old; do
+        dir=$new; [ "$b" = old ] && dir=$old
+        [ -z "$dir" ] && continue
+        one_eval "$b" "$dir" "$no" "tests/evaluator/cuda/$cand" "$out/cache-$b" "$i"
       done
     done
   done
@@ -165,10 +184,11 @@ rows = [json.loads(l) for l in open(os.path.join(out, "medians.jsonl"))] if os.p
 def spread(xs):
     xs = [x for x in xs if x]
     return (max(xs) - min(xs)) / statistics.median(xs) * 100 if len(xs) > 1 else float("nan")
-print("== timing (5 evaluations per build; spread = (max - min) / median of the medians)")
+print("== timing (evaluations per build as listed in medians.jsonl; spread = (max - min) / median of the medians)")
 print(f"{'problem':8s} {'build':5s} {'verdicts':18s} {'median ms':>10s} {'spread %':>8s} {'base ms':>9s} {'base spr %':>10s} {'noise %':>8s} {'rtt share %':>11s} {'cold eval s':>11s} {'warm eval s':>11s}")
 med = {}
-for no in (19, 95):
+problems = sorted(set(x["problem"] for x in rows))
+for no in problems:
     for b in ("old", "new"):
         r = [x for x in rows if x["problem"] == no and x["build"] == b]
         if not r:
@@ -187,7 +207,7 @@ for no in (19, 95):
               f"{statistics.median(share) * 100 if share else float('nan'):11.3f} "
               f"{cold[0] if cold else float('nan'):11.2f} {statistics.median(warm) if warm else float('nan'):11.2f}")
 print("== where the new build's time goes (median per phase, s; round overhead and events per call, ms)")
-for no in (19, 95):
+for no in problems:
     r = [x for x in rows if x["problem"] == no and x["build"] == "new" and x.get("phases_s")]
     if r:
         phases = {k: statistics.median(x["phases_s"].get(k, 0) for x in r) for k in r[0]["phases_s"]}
@@ -205,9 +225,11 @@ print("== per evaluation of the new build: median, overhead taken off, timed rou
       "calibration rounds beyond their memsets (ms)")
 for x in rows:
     if x["build"] == "new":
-        print(f"{x['problem']} #{x['run']}: {x['time_ms'] or float('nan'):.4f} overhead {x['overhead_ms'] or float('nan'):.3f} "
+        print(f"{x['problem']} #{x['run']}: {x['time_ms'] or float('nan'):.4f} base {x['ref_ms'] or float('nan'):.4f} "
+              f"(noise {x.get('base_noise') or float('nan'):.4f}, {x.get('base_rounds')} rounds) "
+              f"K {x.get('calls_per_round')} (baseline {x.get('base_calls_per_round')}, slots {x.get('slots')}) repeatable {x.get('repeatable_inputs')} overhead {x['overhead_ms'] or float('nan'):.3f} "
               f"timed {x.get('beyond_events_ms') or float('nan'):.3f} calibration {x.get('calibration_ms')}")
-for no in (19, 95):
+for no in problems:
     if med.get((no, "old")) and med.get((no, "new")):
         print(f"problem {no}: new median / old median = {med[(no, 'new')] / med[(no, 'old')]:.4f}")
 print("== campaign (20 level-1 problems, 1 turn, zero-latency mock server)")
@@ -246,10 +268,14 @@ if os.path.exists(gl):
 EOF
 }
 
+# The first process to import torch on a fresh machine reads its libraries from disk; do that once here, so that
+# the first measured evaluation (new build, empty compile cache) is not charged for it and the old one not.
+"$KFORGE_PYTHON" -c "import torch; torch.cuda.init()" >/dev/null 2>&1
 status=0
 for step in "${steps[@]}"; do
   case "$step" in
     medians) step_medians || status=1 ;;
+    others) step_others || status=1 ;;
     selftest) step_selftest || status=1 ;;
     gputest) step_gputest || status=1 ;;
     campaign) step_campaign || status=1 ;;

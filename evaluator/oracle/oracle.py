@@ -21,6 +21,7 @@ import inspect
 import json
 import math
 import os
+import random
 import sys
 import time
 import traceback
@@ -51,7 +52,7 @@ BITS_VIEW = {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}
 POISON_BITS = {1: 255, 2: -1, 4: -1, 8: -1}
 CHUNK = 1 << 25
 VARIANTS = ["own", "signed_outliers", "scaled_large", "scaled_small", "outliers"]
-# Share of the device's memory the timing slots (candidate and baseline input sets) may use, and a cap.
+# Share of the device's memory the timing slots (inputs and outputs of one call each) may use, and a cap.
 SLOT_MEMORY_FRACTION = 0.25
 HOST_SLOT_MEMORY = 256 << 20
 
@@ -161,9 +162,15 @@ def spec(name, t):
 
 
 def seed_all(seed):
+    """Every generator a get_inputs() may draw from, so that a seed names its inputs (timed rounds regenerate
+    a checked slot's inputs from its seed instead of keeping a copy)."""
     torch.manual_seed(seed)
     if torch.cuda.is_available():
         torch.cuda.manual_seed(seed)
+    random.seed(seed)
+    np = sys.modules.get("numpy")
+    if np is not None:
+        np.random.seed(seed % (1 << 32))
 
 
 def as_list(x):
@@ -558,6 +565,7 @@ class Oracle:
         self.bandwidth = None
         self.slots = 1
         self.round = None
+        self.baseline_sets = None  # the baseline's calls: views of the slots' input buffers (op_baseline_round)
         self.sampler = None  # draws a sampled check's positions (seeded from the OS's entropy per check)
         self.announced = []
         torch.backends.cuda.matmul.allow_tf32 = False
@@ -663,10 +671,11 @@ class Oracle:
         self.buffers = None
         self.trial = None
         self.round = None
+        self.baseline_sets = None
 
     def drop_problem(self):
-        """Frees everything the previous problem held before the next one is loaded: its baseline input sets and
-        outputs alone are twice a slot (12 GB for level 1's activations). The Problem sits in a reference cycle,
+        """Frees everything the previous problem held before the next one is loaded: its model, state and cached
+        tensors can be many GB (level 1's activations are 6.4 GB an input). The Problem sits in a reference cycle,
         so without a collection here it lived until Python's cycle collector happened to run, and one reverify's
         oracle ran out of the H200's memory after eight such problems."""
         self.release()
@@ -994,12 +1003,30 @@ class Oracle:
                     torch.cuda.synchronize()
                 times.append((time.perf_counter() - t0) * 1e3)
         p.model.load_state_dict(p.initial_state)
+        del args, ref, tensors
+        repeatable = self.draws_repeat(p)
         if p.device == "cuda":
             free, _total = torch.cuda.mem_get_info()
             memory = int(free * SLOT_MEMORY_FRACTION)
         else:
             memory = HOST_SLOT_MEMORY
-        return {"call_ms": min(times[2:]), "slot_bytes": int(footprint), "slot_memory": memory}
+        return {"call_ms": min(times[2:]), "slot_bytes": int(footprint), "slot_memory": memory,
+                "repeatable_inputs": repeatable}
+
+    def draws_repeat(self, p):
+        """Whether a seed names its inputs: two draws on one seed, another draw between them, equal bit for bit.
+        Then a timed round keeps no copy of a slot's inputs (a checked slot's are drawn again), which halves its
+        memory; a problem whose get_inputs() reads a clock, a counter or an unseeded generator keeps copies."""
+        if getattr(p, "repeatable_inputs", None) is None:
+            seed = p.seed + 3
+            first = p.all_inputs(self.draw(p, seed))
+            self.draw(p, seed + 1)
+            again = p.all_inputs(self.draw(p, seed))
+            with torch.no_grad():
+                p.repeatable_inputs = len(first) == len(again) and all(
+                    a.dtype == b.dtype and a.shape == b.shape and
+                    (a.numel() == 0 or bool((bits_view(a) == bits_view(b)).all())) for a, b in zip(first, again))
+        return p.repeatable_inputs
 
     def flush_l2(self, p):
         if p.device != "cuda":
@@ -1009,10 +1036,12 @@ class Oracle:
         self._flush.zero_()
 
     def op_prepare_round(self, req):
-        """Fresh inputs into the listed slots, their outputs poisoned, the L2 flushed; pristine copies kept
-        here (the runner is frozen meanwhile)."""
+        """Fresh inputs into the listed slots, their outputs poisoned, the L2 flushed (the runner is frozen
+        meanwhile). A checked slot's pristine inputs are drawn again from its seed (op_round_check), or, for a
+        problem whose draws do not repeat, copies are kept here."""
         p = self.need_problem()
         self.check_files()
+        keep = not self.draws_repeat(p)
         self.round = {}
         shapes = []
         for slot, seed in zip(req["slots"], req["seeds"]):
@@ -1027,8 +1056,9 @@ class Oracle:
             for b, shape in zip(self.out_bufs(slot), out_shapes):
                 b["_t"] = self.view_of(b, shape, p.device)
             self.poison(slot)
-            self.round[slot] = {"seed": seed, "args": args, "inputs": inputs}
+            self.round[slot] = {"seed": seed, "args": args if keep else None, "inputs": inputs if keep else None}
             shapes.append({"slot": slot, "inputs": [list(t.shape) for t in inputs], "outputs": out_shapes})
+            del args, inputs  # before the next slot's draw: one slot's inputs at a time
         self.flush_l2(p)
         if p.device == "cuda":
             torch.cuda.synchronize()
@@ -1057,8 +1087,12 @@ class Oracle:
         res = {"unwritten": [[s, n] for s, n in unwritten.items()], "checks": []}
         for slot, snaps in snapshots.items():
             r = self.round[slot]
-            ref = p.reference(r["args"])
-            self.trial = {"seed": r["seed"], "variant": "timed", "inputs": r["inputs"]}
+            args, inputs = r["args"], r["inputs"]
+            if args is None:
+                args = self.draw(p, r["seed"])
+                inputs = p.all_inputs(args)
+            ref = p.reference(args)
+            self.trial = {"seed": r["seed"], "variant": "timed", "inputs": inputs}
             if all(idx is None for _, idx in snaps):
                 self.trial["ref"] = ref
             else:
@@ -1066,7 +1100,7 @@ class Oracle:
                 self.trial["ref"] = [o if idx is None else o.reshape(-1)[idx] for o, (_, idx) in zip(ref, snaps)]
                 self.trial["trivial_inputs"] = [
                     [t.reshape(-1)[idx] if idx is not None and list(t.shape) == list(o.shape) else
-                     (t if idx is None else None) for t in r["inputs"]] for o, (_, idx) in zip(ref, snaps)]
+                     (t if idx is None else None) for t in inputs] for o, (_, idx) in zip(ref, snaps)]
             self.trial["prof"] = [ref_profile(x) for x in self.trial["ref"]]
             cmp = self.compare(req["tolerances"], [flat for flat, _ in snaps], slot)
             cmp["slot"] = slot
@@ -1092,20 +1126,16 @@ class Oracle:
 
     def op_baseline_round(self, req):
         """One round of the eager baseline over `slots` distinct input sets, timed like a candidate's round:
-        host clock around the calls and one synchronisation, L2 flushed before. With `copy_outputs` each call's
-        results are also copied into preallocated buffers, as a kernelbench runner copies ModelNew's results
-        into the verified output buffers inside its timed calls."""
+        host clock around the calls and one synchronisation, L2 flushed before. The input sets are drawn into
+        the slots' own input buffers, where the candidate's rounds ran (the runner is gone by now), so that the
+        baseline needs no memory of its own and reads from the same allocations. With `copy_outputs` each
+        call's results are also copied into the slot's output buffers, as a kernelbench runner copies ModelNew's
+        results into the verified output buffers inside its timed calls."""
         p = self.need_problem()
-        k = max(1, int(req["slots"]))
         tf32 = bool(req.get("cudnn_tf32", False))
         copies = bool(req.get("copy_outputs", False))
-        if getattr(p, "bl_sets", None) is None or len(p.bl_sets) != k:
-            p.bl_sets, p.bl_outs = None, None
-            p.bl_sets = [self.draw(p, p.seed + 7 + i) for i in range(k)]
-        if copies and getattr(p, "bl_outs", None) is None:
-            p.bl_outs = [[torch.empty(o.shape, dtype=o.dtype, device=p.device) for o in p.reference(args)]
-                         for args in p.bl_sets]
-        outs = p.bl_outs if copies else [None] * k
+        if self.baseline_sets is None:
+            self.baseline_sets = self.baseline_input_sets(p, max(1, int(req["slots"])))
         self.flush_l2(p)
         torch.backends.cudnn.allow_tf32 = tf32
         try:
@@ -1113,9 +1143,9 @@ class Oracle:
                 if p.device == "cuda":
                     torch.cuda.synchronize()
                 t0 = time.perf_counter()
-                for args, dst in zip(p.bl_sets, outs):
+                for args, dst in self.baseline_sets:
                     res = p.model(*args)
-                    if dst is not None:
+                    if copies:
                         for d, r in zip(dst, as_list(res)):
                             d.copy_(r) if isinstance(r, torch.Tensor) else d.fill_(r)
                 if p.device == "cuda":
@@ -1124,7 +1154,29 @@ class Oracle:
         finally:
             torch.backends.cudnn.allow_tf32 = False
         p.model.load_state_dict(p.initial_state)
-        return {"ms": ms, "calls": k}
+        return {"ms": ms, "calls": len(self.baseline_sets)}
+
+    def baseline_input_sets(self, p, k):
+        """[(forward() arguments as views of slot i's input buffers, views of its output buffers)] for the
+        first k slots, inputs drawn on fixed seeds (the same baseline for every evaluation of the problem)."""
+        if not self.buffers:
+            raise RuntimeError("baseline_round before setup: the baseline runs in the slots' buffers")
+        sets = []
+        for slot in range(min(k, self.slots)):
+            args = self.draw(p, p.seed + 7 + slot)
+            views = []
+            with torch.no_grad():
+                for b, t in zip(self.in_bufs(slot), p.arg_tensors(args)):
+                    b["_t"] = self.view_of(b, t.shape, p.device)
+                    b["_t"].copy_(t)
+                    views.append(b["_t"])
+            out_shapes = p.reference_shapes(args) if p.varying else [s["shape"] for s in p.output_specs]
+            outs = [self.view_of(b, shape, p.device) for b, shape in zip(self.out_bufs(slot), out_shapes)]
+            sets.append(([v if isinstance(a, torch.Tensor) else a for a, v in zip(args, views)], outs))
+            del args
+        if p.device == "cuda":
+            torch.cuda.synchronize()
+        return sets
 
     def op_bandwidth(self, req):
         """Device copy bandwidth (bytes read + written per second), measured once per session."""

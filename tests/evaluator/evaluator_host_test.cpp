@@ -1,6 +1,7 @@
 // The whole pipeline on the host backend (CPU torch, g++ candidates, real processes): label integration.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <set>
@@ -109,6 +110,40 @@ TEST_F(HostEval, SampledRoundChecksPassHonestAndCatchWrongTimedCalls) {
   EXPECT_NE(why.find("at 64 random positions per output"), std::string::npos) << why;
   EXPECT_NE(why.find("passthrough:x"), std::string::npos) << why;
   EXPECT_NE(why.find("incorrect.rel_l2"), std::string::npos) << why;
+}
+
+// A checked slot's inputs are drawn again from its seed; where get_inputs() does not repeat for a seed, the
+// oracle keeps copies instead, and both paths judge the honest candidate correct and the timed-call cheat not.
+TEST_F(HostEval, TimedChecksWorkWithAndWithoutRepeatableInputs) {
+  EvaluatorOptions o = options();
+  o.check_fraction = 1;
+  auto e = Evaluator::create(o);
+  ASSERT_TRUE(e.ok()) << e.error().message;
+  for (const char* file : {"scale_add.py", "scale_add_unrepeatable_inputs.py"}) {
+    SCOPED_TRACE(file);
+    const bool repeatable = std::string(file) == "scale_add.py";
+    Verdict honest = (*e)->evaluate_file(problem(file), host_candidate("scale_add_honest.cpp"));
+    EXPECT_EQ(honest.verdict, "correct") << reasons_text(honest);
+    EXPECT_EQ(honest.checks["timing"]["repeatable_inputs"].get<bool>(), repeatable);
+    EXPECT_GT(honest.checks["timing"]["candidate"]["checked_slots"].get<int>(), 0);
+    Verdict cheat = (*e)->evaluate_file(problem(file), host_candidate("scale_add_wrong_when_timed.cpp"));
+    EXPECT_EQ(cheat.verdict, "rejected") << reasons_text(cheat);
+    EXPECT_NE(reasons_text(cheat).find("timed round"), std::string::npos) << reasons_text(cheat);
+  }
+}
+
+// Rounds are sized from the reference for the calibration and the baseline, and from the candidate's trial
+// calls for its own rounds: a candidate far faster than a 2 ms reference fills every slot allocated.
+TEST_F(HostEval, AFastCandidateGetsMoreCallsPerRoundThanTheReference) {
+  Verdict v = run("scale_add_slow_reference.py", "scale_add_honest.cpp");
+  ASSERT_EQ(v.verdict, "correct") << reasons_text(v);
+  const auto& t = v.checks["timing"];
+  const int reference_calls = t["baseline"]["calls_per_round"].get<int>();
+  const int slots = t["slots"].get<int>();
+  EXPECT_GE(reference_calls, 1);
+  EXPECT_LE(reference_calls, static_cast<int>(std::ceil(options().round_target_ms / 2)));  // calls of >= 2 ms
+  EXPECT_GT(slots, reference_calls);
+  EXPECT_EQ(t["candidate"]["calls_per_round"].get<int>(), slots) << t.dump();
 }
 
 TEST_F(HostEval, StateDictEntriesAreInputs) {
