@@ -85,8 +85,9 @@ Status RunnerSession::start(const std::vector<std::string>& command, const std::
   job_ = std::make_unique<sandbox::Job>(std::move(*job));
   // Bounded: a report line is a few hundred bytes; anything far beyond is the candidate's.
   channel_ = JsonLinesChannel(rep[0], cmd[1], ChannelLimits{64u << 10, 16});
-  // A GPU round's answer is awaited without sleeping for its first 50 ms (rounds last about round_target_ms, 20 ms): the wake-up
-  // after a sleep grew with the sleep's length on the H200 and would be counted as the candidate's time.
+  // A GPU round's answer is awaited without sleeping for its first 50 ms (rounds last about round_target_ms,
+  // 20 ms): the wake-up after a sleep grew with the sleep's length on the H200 and would be counted as the
+  // candidate's time.
   if (confinement.cuda) channel_.set_spin(0.05);
   deadline_ = deadline_s;
   return ok_status();

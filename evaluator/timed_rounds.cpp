@@ -124,8 +124,8 @@ Result<Evaluator::Impl::Plan> Evaluator::Impl::plan() {
   const double by_time = std::ceil(opt.round_target_ms / p.call_ms);
   const int64_t by_memory = std::max<int64_t>(1, memory / per_slot);
   auto fit = [&](double calls) {
-    return static_cast<int>(std::clamp<int64_t>(std::min<int64_t>(static_cast<int64_t>(std::min(calls, 1e6)), by_memory),
-                                                1, kMaxSlots));
+    const int64_t wanted = static_cast<int64_t>(std::min(calls, 1e6));
+    return static_cast<int>(std::clamp<int64_t>(std::min(wanted, by_memory), 1, kMaxSlots));
   };
   p.slots = fit(by_time);
   p.max_slots = std::max(p.slots, fit(std::ceil(opt.round_target_ms * kFastCandidateFactor / p.call_ms)));

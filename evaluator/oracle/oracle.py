@@ -1158,12 +1158,14 @@ class Oracle:
 
     def baseline_input_sets(self, p, k):
         """[(forward() arguments as views of slot i's input buffers, views of its output buffers)] for the
-        first k slots, inputs drawn on fixed seeds (the same baseline for every evaluation of the problem)."""
-        if not self.buffers:
-            raise RuntimeError("baseline_round before setup: the baseline runs in the slots' buffers")
+        first k slots, inputs drawn on fixed seeds (the same baseline for every evaluation of the problem).
+        Outside an evaluation (no slots set up: `kforge audit --baseline`) the sets are tensors of their own."""
         sets = []
-        for slot in range(min(k, self.slots)):
+        for slot in range(min(k, self.slots) if self.buffers else k):
             args = self.draw(p, p.seed + 7 + slot)
+            if not self.buffers:
+                sets.append((args, [torch.empty_like(o) for o in p.reference(args)]))
+                continue
             views = []
             with torch.no_grad():
                 for b, t in zip(self.in_bufs(slot), p.arg_tensors(args)):
