@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <future>
 
 #include "core/child_process.h"
 #include "core/data_dir.h"
@@ -121,8 +122,15 @@ Compiled Evaluator::compile(const std::string& source_path) {
 }
 
 Verdict Evaluator::evaluate_file(const std::string& problem_path, const std::string& candidate_path) {
-  Compiled c = compile(candidate_path);
-  return evaluate(problem_path, c);
+  // A cold `kforge eval` spends seconds in each: python, torch and CUDA starting in the oracle with the
+  // problem built, and nvcc. compile() needs nothing of the oracle's, so they overlap; a failed load here is
+  // met again, and reported, by evaluate().
+  auto compiled = std::async(std::launch::async, [&] { return compile(candidate_path); });
+  {
+    std::lock_guard lock(impl_->eval_mutex);
+    (void)impl_->load(problem_path, candidate_kind_of(candidate_path));
+  }
+  return evaluate(problem_path, compiled.get());
 }
 
 Verdict Evaluator::evaluate(const std::string& problem_path, const Compiled& compiled) {

@@ -149,7 +149,7 @@ class Evaluator {
   Compiled compile(const std::string& source_path);
   // Judges a compiled candidate. One call at a time per Evaluator (it owns one oracle / one GPU).
   Verdict evaluate(const std::string& problem_path, const Compiled& compiled);
-  // compile() then evaluate().
+  // compile() then evaluate(); the oracle's start and the problem's load run while the candidate compiles.
   Verdict evaluate_file(const std::string& problem_path, const std::string& candidate_path);
 
   Result<Signature> signature(const std::string& problem_path);

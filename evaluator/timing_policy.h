@@ -26,7 +26,8 @@ class TimingPolicy {
   bool done() const;
   bool warming_up() const { return seen_ < options_.warmup_rounds; }
   double median_ms() const;  // per call
-  // Relative standard error of the median: 1.2533 * stdev / sqrt(n) / median (normal approximation).
+  // Relative standard error of the median, distribution-free: half the distance between the samples ranked
+  // ceil(sqrt(n) / 2) below and above the median, / the median.
   double noise() const;
   double measured_ms() const { return measured_; }
   int rounds() const { return static_cast<int>(samples_.size()); }

@@ -131,6 +131,16 @@ TEST(TimingPolicy, StopsOnLowNoiseAfterTheMinimum) {
   EXPECT_EQ(p.calls(), 50);
 }
 
+// One disturbed round among steady ones barely moves the median, so it does not keep timing going.
+TEST(TimingPolicy, AnOutlierRoundDoesNotHoldTimingUp) {
+  TimingPolicy p({0, 10, 1000, 1e9, 0.004, 1e9});
+  for (int i = 0; i < 9; ++i) p.add(13.30 + 0.01 * (i % 3), 1);
+  p.add(16.91, 1);
+  EXPECT_TRUE(p.done());
+  EXPECT_EQ(p.stop_reason(), "noise");
+  EXPECT_NEAR(p.median_ms(), 13.31, 1e-9);
+}
+
 TEST(TimingPolicy, NoisyRoundsRunToTheBudget) {
   TimingPolicy p({0, 3, 1000, 50, 0.001, 1e9});
   for (int i = 0; !p.done(); ++i) p.add(i % 2 ? 1 : 9, 1);

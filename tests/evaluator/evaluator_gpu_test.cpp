@@ -107,7 +107,8 @@ TEST_F(GpuEval, Matmul1) { check("1", "matmul.cu", true); }
 TEST_F(GpuEval, Relu19) {
   Verdict v = check("19", "relu.cu", true);
   const auto& log = v.checks["timing"]["candidate"]["calibration_log"];
-  ASSERT_EQ(log.size(), 17u);
+  ASSERT_GE(log.size(), 17u);  // 2 warm-up rounds and 15 to 45 samples
+  ASSERT_LE(log.size(), 47u);
   for (size_t i = 2; i < log.size(); ++i) {
     EXPECT_GT(log[i][1].get<double>(), 0) << log.dump();
     EXPECT_GT(log[i][2].get<double>(), 0) << log.dump();

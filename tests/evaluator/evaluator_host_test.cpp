@@ -1,10 +1,12 @@
 // The whole pipeline on the host backend (CPU torch, g++ candidates, real processes): label integration.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <set>
+#include <vector>
 
 #include "core/files.h"
 #include "evaluator/evaluator.h"
@@ -76,7 +78,15 @@ TEST_F(HostEval, HonestCandidatePasses) {
   // The harness's own cost of a round, measured before the candidate was loaded and taken off every round.
   EXPECT_GT(t["round_overhead_ms"].get<double>(), 0);
   ASSERT_TRUE(t["calibration_log"].is_array());
-  EXPECT_EQ(t["calibration_log"].size(), 17u);  // 2 warm-up rounds and the 15 whose lower quartile is the overhead
+  // 2 warm-up rounds, then 15 to 45 samples (more while their lower quartile sits far above the smallest):
+  // the overhead is their lower quartile.
+  const auto& cal = t["calibration_log"];
+  ASSERT_GE(cal.size(), 17u);
+  ASSERT_LE(cal.size(), 47u);
+  std::vector<double> samples;
+  for (size_t i = 2; i < cal.size(); ++i) samples.push_back(cal[i][0].get<double>() - cal[i][1].get<double>());
+  std::sort(samples.begin(), samples.end());
+  EXPECT_DOUBLE_EQ(t["round_overhead_ms"].get<double>(), samples[samples.size() / 4]);
   // Per timed round: trusted ms, event ms, checked, the oracle's prepare and check ms.
   ASSERT_FALSE(t["rounds_log"].empty());
   EXPECT_EQ(t["rounds_log"][0].size(), 5u);
