@@ -273,6 +273,22 @@ TEST_F(HostEval, PartialWriteIsRejected) {
   EXPECT_TRUE(has_reason(v, "incorrect.unwritten")) << reasons_text(v);
 }
 
+// One wrong element of 2048 is found and located on either comparison path: finite everywhere (differences in
+// float32, sums in float64) and with a NaN (the float64 path with the NaN/Inf parity check).
+TEST_F(HostEval, OneWrongElementIsFoundOnEitherComparisonPath) {
+  Verdict off = run("scale_add.py", "scale_add_one_off.cpp");
+  EXPECT_FALSE(off.correct) << reasons_text(off);
+  EXPECT_TRUE(has_reason(off, "incorrect.elementwise")) << reasons_text(off);
+  EXPECT_NE(reasons_text(off).find("first at flat index 100"), std::string::npos) << reasons_text(off);
+  const auto& out = off.checks["trials"][0]["outputs"][0];
+  EXPECT_EQ(out["violations"].get<int64_t>(), 1);
+  EXPECT_NEAR(out["max_abs"].get<double>(), 1.0, 1e-6);
+  Verdict nan = run("scale_add.py", "scale_add_one_nan.cpp");
+  EXPECT_FALSE(nan.correct) << reasons_text(nan);
+  EXPECT_TRUE(has_reason(nan, "incorrect.nan_parity")) << reasons_text(nan);
+  EXPECT_EQ(nan.checks["trials"][0]["outputs"][0]["nan_inf_mismatch"].get<int64_t>(), 1);
+}
+
 TEST_F(HostEval, InputModificationIsRejected) {
   Verdict v = run("scale_add.py", "scale_add_modifies_input.cpp");
   EXPECT_EQ(v.verdict, "rejected") << reasons_text(v);
