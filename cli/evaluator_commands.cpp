@@ -43,7 +43,7 @@ void add_evaluator_commands(CLI::App& app, Registry& registry) {
   ev->add_option("--precision", args->precision, "fp32, fp16 or bf16")->check(CLI::IsMember({"fp32", "fp16", "bf16"}));
   ev->add_option("--trials", args->trials, "correctness trials (at least 3)");
   ev->add_flag("--json", args->json, "print the verdict as JSON");
-  ev->add_option("--python", args->python, "python3 with torch for the oracle (default $KFORGE_PYTHON, else python3)");
+  ev->add_option("--python", args->python, "python3 with torch for the oracle (default $KFORGE_PYTHON, else kforge's venv, else python3)");
   ev->add_flag("--allow-vendor-libs", args->allow_vendor, "allow cuBLAS, cuDNN and other vendor libraries");
   ev->add_flag("--allow-reduced-precision", args->allow_reduced_precision,
                "fp32 problems: accept TF32/fp16/bf16 arithmetic (the precision trial's failure is only flagged)");

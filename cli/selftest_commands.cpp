@@ -22,7 +22,7 @@ void add_selftest_commands(CLI::App& app, Registry& registry) {
       ->check(CLI::IsMember({"cuda", "host"}));
   st->add_flag("--json", args->json, "print the report as JSON instead of a table");
   st->add_option("--suite", args->options.suite_dir, "folder holding cases.json (default <data dir>/tests/adversarial)");
-  st->add_option("--python", args->options.python, "python3 with torch for the oracle (default $KFORGE_PYTHON)");
+  st->add_option("--python", args->options.python, "python3 with torch for the oracle (default $KFORGE_PYTHON, else kforge's venv, else python3)");
   st->add_option("--runner", args->options.runner_path, "kforge-runner to use (default: beside kforge)");
   st->add_option("--cache-dir", args->options.cache_dir, "compile cache folder (default ~/.cache/kforge)");
   st->add_option("--work-root", args->options.work_root, "where evaluation folders go (default /dev/shm)");

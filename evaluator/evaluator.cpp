@@ -16,6 +16,7 @@
 
 #include "core/child_process.h"
 #include "core/data_dir.h"
+#include "core/default_python.h"
 #include "core/files.h"
 #include "core/log.h"
 #include "core/time.h"
@@ -66,10 +67,7 @@ Result<std::unique_ptr<Evaluator>> Evaluator::create(const EvaluatorOptions& opt
   if (o.precision != "fp32" && o.precision != "fp16" && o.precision != "bf16")
     return make_error("usage.precision", "unknown precision '" + o.precision + "': use fp32, fp16 or bf16");
   if (o.trials < 3) return make_error("usage.trials", "--trials must be at least 3 (got " + std::to_string(o.trials) + ")");
-  if (o.python.empty()) {
-    const char* p = std::getenv("KFORGE_PYTHON");
-    o.python = p && *p ? p : "python3";
-  }
+  if (o.python.empty()) o.python = default_python();
   if (o.cuda_home.empty()) {
     const char* c = std::getenv("CUDA_HOME");
     o.cuda_home = c && *c ? c : "/usr/local/cuda";

@@ -28,7 +28,7 @@ CandidateKind candidate_kind_of(const std::string& source_path);
 
 struct EvaluatorOptions {
   Backend backend = Backend::cuda;
-  std::string python;              // oracle interpreter; empty: $KFORGE_PYTHON, else "python3"
+  std::string python;              // oracle interpreter; empty: kf::default_python()
   std::string precision = "fp32";  // fp32 | fp16 | bf16
   int trials = 3;                  // correctness trials before timing (minimum 3)
   uint64_t seed = 42;              // seed of the first trial; trial k uses seed + k

@@ -8,7 +8,7 @@
 # Programs are looked up in $KFORGE_BIN_DIR (for example a bundle's bin/), then in the build folder
 # $KFORGE_BUILD_DIR (default build) and its tests/ and bench/ subfolders.
 # Environment: KFORGE_RUNNER (default: found like the programs), KFORGE_PYTHON (python3 with torch,
-#   default python3), KFORGE_KERNELBENCH_LEVEL1 (default ../shared/kernelbench/level1),
+#   default: scripts/python-env.sh), KFORGE_KERNELBENCH_LEVEL1 (default ../shared/kernelbench/level1),
 #   KFORGE_STEP_TIMEOUT (seconds per step, default 300).
 set -uo pipefail
 self=$(realpath "${BASH_SOURCE[0]}")
@@ -26,7 +26,7 @@ steps=("$@")
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
-export KFORGE_PYTHON=${KFORGE_PYTHON:-python3}
+source scripts/python-env.sh  # KFORGE_PYTHON: the one named, else the GPU machine's python3 with torch
 export KFORGE_SOURCE_DIR=$root KFORGE_DATA_DIR=${KFORGE_DATA_DIR:-$root}
 export KFORGE_KERNELBENCH_LEVEL1=${KFORGE_KERNELBENCH_LEVEL1:-$root/../shared/kernelbench/level1}
 export PYTHONUNBUFFERED=1

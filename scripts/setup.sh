@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
-# Installs what kforge needs from Debian's packages (only what is missing), then configures and
-# builds it into ./build. Safe to run again: a second run installs nothing and rebuilds only changes.
+# Installs what kforge needs from Debian's packages (only what is missing) and its python with the pinned
+# torch (scripts/python-setup.sh), then configures and builds it into ./build. Safe to run again: a second
+# run installs nothing and rebuilds only changes.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 packages=(build-essential cmake ninja-build pkg-config git
           libcurl4-openssl-dev libssl-dev nlohmann-json3-dev libcpp-httplib-dev libcli11-dev libboost-dev
           libgtest-dev libgmock-dev libseccomp-dev
-          python3 python3-torch python3-numpy
-          python3-dev libtorch-dev pybind11-dev  # building KernelBench solutions' load_inline extensions
+          python3 python3-venv  # kforge's python environment with the pinned torch (scripts/python-setup.sh)
+          python3-dev  # Python's headers, for KernelBench solutions' load_inline extensions
           gnuplot-nox chromium
           slurm-wlm munge)  # slurm-wlm, munge: the Slurm array test (tests/cluster)
 missing=()
@@ -21,6 +22,8 @@ if ((${#missing[@]})); then
   "${sudo_cmd[@]}" apt-get update -qq
   DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
+
+scripts/python-setup.sh
 
 build_dir=${KFORGE_BUILD_DIR:-build}
 cmake_args=(-S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo)

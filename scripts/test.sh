@@ -4,6 +4,7 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 scripts/setup.sh
+scripts/python-setup.sh --with-tests
 source scripts/python-env.sh
 cd "${KFORGE_BUILD_DIR:-build}"
 ctest --output-on-failure -j "$(nproc)" --timeout 900 "$@"

@@ -290,7 +290,7 @@ class Problem:
     def gen_args(self, seed):
         seed_all(seed)
         try:
-            if self.device == "cuda" and hasattr(torch, "set_default_device"):
+            if self.device == "cuda":
                 torch.set_default_device("cuda")
                 try:
                     args = as_list(self.module.get_inputs())
@@ -1036,7 +1036,7 @@ class Oracle:
     def l2_flush_buffer(self, p):
         if p.device != "cuda":
             return None
-        l2 = int(getattr(torch.cuda.get_device_properties(torch.cuda.current_device()), "L2_cache_size", 0))
+        l2 = int(torch.cuda.get_device_properties(torch.cuda.current_device()).L2_cache_size)
         return torch.empty(max(2 * l2, 64 << 20), dtype=torch.uint8, device="cuda")
 
     # ---- trusted timing (docs/evaluator.md, "Timing")

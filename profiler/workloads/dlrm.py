@@ -80,8 +80,7 @@ def main():
         rows, dim, hots = [min(r, args.max_rows) for r in CARDINALITIES], 128, MULTI_HOT
         batch = args.batch or (16384 if args.mode == "train" else 65536)
     train = args.mode == "train"
-    on_device = torch.device(dev) if hasattr(torch.device, "__enter__") else __import__("contextlib").nullcontext()
-    with on_device:
+    with torch.device(dev):
         model = DLRM(rows, dim, sparse_grad=train).to(dev)
     gen = torch.Generator(device=dev)
     gen.manual_seed(args.seed)

@@ -138,20 +138,6 @@ def run(name, args, step, warmup, steps, extra=None):
     return result
 
 
-def sdpa(q, k, v, causal):
-    """scaled_dot_product_attention (FlashAttention on the GPU); a plain fallback for old CPU torch builds."""
-    f = getattr(torch.nn.functional, "scaled_dot_product_attention", None)
-    if f is not None:
-        return f(q, k, v, is_causal=causal)
-    scale = q.shape[-1] ** -0.5
-    s = (q @ k.transpose(-2, -1)) * scale
-    if causal:
-        lq, lk = q.shape[-2], k.shape[-2]
-        mask = torch.ones(lq, lk, dtype=torch.bool, device=q.device).tril(lk - lq)
-        s = s.masked_fill(~mask, float("-inf"))
-    return torch.softmax(s.float(), dim=-1).to(q.dtype) @ v
-
-
 def autocast(device, enabled=True):
     if device.type == "cuda":
         return torch.autocast("cuda", dtype=torch.bfloat16, enabled=enabled)

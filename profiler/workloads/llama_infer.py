@@ -1,7 +1,6 @@
 """Llama-style decoder inference, prefill then greedy decode with a preallocated KV cache: RMSNorm, rotary
 embeddings, grouped-query attention, SwiGLU; bf16; random weights. --size 1b (Llama-3.2-1B-shaped) or 8b
 (Llama-3-8B-shaped)."""
-import contextlib
 
 import torch
 import torch.nn as nn
@@ -62,11 +61,7 @@ class Layer(nn.Module):
         cache_k[:, :, pos:pos + t] = k
         cache_v[:, :, pos:pos + t] = v
         keys, values = cache_k[:, :, :pos + t], cache_v[:, :, :pos + t]
-        rep = self.heads // self.kv_heads
-        try:
-            y = F.scaled_dot_product_attention(q, keys, values, is_causal=t > 1, enable_gqa=True)
-        except (TypeError, AttributeError):  # older torch: expand the shared key/value heads
-            y = kw.sdpa(q, keys.repeat_interleave(rep, 1), values.repeat_interleave(rep, 1), causal=t > 1)
+        y = F.scaled_dot_product_attention(q, keys, values, is_causal=t > 1, enable_gqa=True)
         x = x + self.wo(y.transpose(1, 2).reshape(b, t, d))
         g, u = self.w13(self.ffn_norm(x)).chunk(2, dim=-1)
         return x + self.w2(F.silu(g) * u)
@@ -101,8 +96,7 @@ def main():
     batch, prompt, new = (2, 16, 4) if args.smoke else (args.batch, args.prompt, args.new_tokens)
     dtype = torch.bfloat16 if dev.type == "cuda" else torch.float32
     # Build on the device itself: an 8B model initialised on the CPU would take minutes.
-    on_device = torch.device(dev) if hasattr(torch.device, "__enter__") else contextlib.nullcontext()
-    with on_device:
+    with torch.device(dev):
         model = Llama(d, layers, heads, kv_heads, ffn, vocab).to(dev, dtype).eval()
     hd = d // heads
     cos, sin = rope_tables(hd, prompt + new, dev)

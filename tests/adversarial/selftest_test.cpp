@@ -18,12 +18,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string python_with_torch() {
-  if (const char* p = std::getenv("KFORGE_PYTHON"); p && *p) return p;
-  for (std::string cand : {"python3", "/usr/bin/python3"})
-    if (::kf::testing::run_shell(cand + " -c 'import torch' >/dev/null 2>&1").exit_code == 0) return cand;
-  return {};
-}
+using kf::testing::kNoTorchAdvice;
+using kf::testing::python_with_torch;
 
 // Entries of `dir` whose names start with one of the prefixes (other tests may use /tmp meanwhile).
 std::set<std::string> entries(const std::string& dir, const std::vector<std::string>& prefixes) {
@@ -51,7 +47,7 @@ int processes_mentioning(const std::string& marker) {
 
 TEST(Selftest, HostBackendPassesEveryCaseAndLeavesNothingBehind) {
   const std::string python = python_with_torch();
-  if (python.empty()) GTEST_SKIP() << "no python3 with torch (set KFORGE_PYTHON)";
+  ASSERT_FALSE(python.empty()) << kNoTorchAdvice;
   char tmpl[] = "/tmp/kf-selftest-work-XXXXXX";
   ASSERT_NE(::mkdtemp(tmpl), nullptr);
   const std::string work = tmpl;

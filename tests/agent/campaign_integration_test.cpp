@@ -26,12 +26,8 @@ using nlohmann::json;
 const std::string kKforge = std::string(KFORGE_TEST_BINARY_DIR) + "/kforge";
 const std::string kDemo = std::string(KFORGE_TEST_SOURCE_DIR) + "/configs/problems/demo";
 
-std::string python_with_torch() {
-  if (const char* p = std::getenv("KFORGE_PYTHON"); p && *p) return p;
-  for (std::string cand : {"python3", "/usr/bin/python3"})
-    if (kf::testing::run_shell(cand + " -c 'import torch' >/dev/null 2>&1").exit_code == 0) return cand;
-  return {};
-}
+using kf::testing::kNoTorchAdvice;
+using kf::testing::python_with_torch;
 
 std::string read_text(const fs::path& p) {
   std::ifstream in(p);
@@ -62,7 +58,7 @@ class Campaign : public ::testing::Test {
  protected:
   void SetUp() override {
     python_ = python_with_torch();
-    if (python_.empty()) GTEST_SKIP() << "no python3 with torch (set KFORGE_PYTHON)";
+    ASSERT_FALSE(python_.empty()) << kNoTorchAdvice;
     dir_ = fs::temp_directory_path() / ("kforge-agent-it-" + std::to_string(::getpid()) + "-" +
                                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir_);

@@ -20,18 +20,14 @@ using kf::testing::quote;
 
 const std::string kFixture = std::string(KFORGE_TEST_SOURCE_DIR) + "/tests/agent/fixtures/kernelbench_run";
 
-std::string python_with_torch() {
-  if (const char* p = std::getenv("KFORGE_PYTHON"); p && *p) return p;
-  for (std::string cand : {"python3", "/usr/bin/python3"})
-    if (kf::testing::run_shell(cand + " -c 'import torch' >/dev/null 2>&1").exit_code == 0) return cand;
-  return {};
-}
+using kf::testing::kNoTorchAdvice;
+using kf::testing::python_with_torch;
 
 class ImportIntegration : public ::testing::Test {
  protected:
   void SetUp() override {
     python_ = python_with_torch();
-    if (python_.empty()) GTEST_SKIP() << "no python3 with torch (set KFORGE_PYTHON)";
+    ASSERT_FALSE(python_.empty()) << kNoTorchAdvice;
     dir_ = kf::testing::make_temp_dir("kforge-import-it");
   }
   void TearDown() override {

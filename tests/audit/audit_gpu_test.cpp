@@ -25,7 +25,7 @@ class DlrmCudaSolution : public ::testing::TestWithParam<Solution> {};
 
 TEST_P(DlrmCudaSolution, IsJudgedCorrect) {
   if (!gpu_present()) GTEST_SKIP() << "no GPU (nvidia-smi -L lists none)";
-  if (!python_has_torch()) GTEST_SKIP() << python() << " has no torch; set KFORGE_PYTHON";
+  ASSERT_FALSE(python().empty()) << kNoTorchAdvice;
   const auto command = quote(kforge()) + " eval --backend cuda --json --python " + quote(python()) +
                        " --problem " + quote(source(GetParam().problem)) + " --candidate " +
                        quote(source(GetParam().candidate)) + " 2>/dev/null";

@@ -14,7 +14,7 @@ using namespace kf::audit_test;
 class AuditIntegration : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!python_has_torch()) GTEST_SKIP() << python() << " has no torch; set KFORGE_PYTHON (scripts/python-env.sh)";
+    ASSERT_FALSE(python().empty()) << kNoTorchAdvice;
   }
   std::string audit(const std::string& arguments) const {
     return quote(kforge()) + " audit --backend host --python " + quote(python()) + " " + arguments;
@@ -150,7 +150,7 @@ TEST_F(AuditIntegration, MissingPathIsBadUsage) {
 }
 
 TEST(DlrmBenchFiles, LoadAndRunAtTinySizes) {
-  if (!python_has_torch()) GTEST_SKIP() << python() << " has no torch; set KFORGE_PYTHON (scripts/python-env.sh)";
+  ASSERT_FALSE(python().empty()) << kNoTorchAdvice;
   const auto r = run_command(quote(python()) + " " + quote(source("tests/audit/check_dlrm_problems.py")) + " " +
                              quote(source("problems/dlrm")) + " 2>&1");
   EXPECT_EQ(r.exit_code, 0) << r.out;

@@ -11,15 +11,9 @@ using testing::CommandResult;
 using testing::quote;
 inline CommandResult run_command(const std::string& command) { return testing::run_shell(command); }
 
-// The oracle's interpreter: $KFORGE_PYTHON (set by scripts/python-env.sh), else python3.
-inline std::string python() {
-  const char* configured = std::getenv("KFORGE_PYTHON");
-  return configured != nullptr && *configured != '\0' ? configured : "python3";
-}
-
-inline bool python_has_torch() {
-  return run_command(quote(python()) + " -c 'import torch' >/dev/null 2>&1").exit_code == 0;
-}
+// The oracle's interpreter (tests/support: kforge's default python with torch; empty without one).
+inline std::string python() { return testing::python_with_torch(); }
+using testing::kNoTorchAdvice;
 
 inline bool gpu_present() {
   const auto r = run_command("nvidia-smi -L 2>/dev/null");

@@ -31,7 +31,7 @@ class Cli : public ::testing::Test {
  protected:
   void SetUp() override {
     py_ = python_with_torch();
-    if (py_.empty()) GTEST_SKIP() << "no python3 with torch";
+    ASSERT_FALSE(py_.empty()) << kNoTorchAdvice;
     common_ = " --backend host --python " + py_ + " --cache-dir " + KFORGE_TEST_BINARY_DIR +
               "/evaluator-test-cache ";
   }

@@ -43,8 +43,8 @@ class GpuEval : public ::testing::Test {
     eval_ = nullptr;
   }
   void SetUp() override {
-    if (python_.empty()) GTEST_SKIP() << "no python3 with torch";
     if (!have_gpu()) GTEST_SKIP() << "no GPU";
+    ASSERT_FALSE(python_.empty()) << kNoTorchAdvice;
     if (!fs::exists(level1_dir())) GTEST_SKIP() << "KernelBench level 1 not found at " << level1_dir();
     ASSERT_NE(eval_, nullptr);
   }

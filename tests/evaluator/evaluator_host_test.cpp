@@ -46,7 +46,7 @@ class HostEval : public ::testing::Test {
     return o;
   }
   void SetUp() override {
-    if (python_.empty()) GTEST_SKIP() << "no python3 with torch (set KFORGE_PYTHON)";
+    ASSERT_FALSE(python_.empty()) << kNoTorchAdvice;
   }
   Verdict run(const std::string& prob, const std::string& cand) {
     return eval_->evaluate_file(problem(prob), host_candidate(cand));

@@ -3,17 +3,12 @@
 #include <cstdlib>
 #include <string>
 
+#include "tests/support/command.h"
+
 namespace kf::eval::test {
 
-// $KFORGE_PYTHON, else the first of python3 and /usr/bin/python3 that imports torch; empty if none.
-inline std::string python_with_torch() {
-  if (const char* p = std::getenv("KFORGE_PYTHON"); p && *p) return p;
-  for (std::string cand : {"python3", "/usr/bin/python3"}) {
-    std::string cmd = cand + " -c 'import torch' >/dev/null 2>&1";
-    if (std::system(cmd.c_str()) == 0) return cand;
-  }
-  return {};
-}
+using kf::testing::kNoTorchAdvice;
+using kf::testing::python_with_torch;
 
 // KFORGE_SOURCE_DIR overrides the configure-time source folder (tests run from a copied tree).
 inline std::string src(const std::string& rel) {

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "core/child_process.h"
+#include "core/default_python.h"
 
 namespace kf::testing {
 
@@ -42,6 +43,11 @@ std::string source_path(const std::string& relative) {
 }
 
 std::string kforge_binary() { return from_env("KFORGE_BIN", KFORGE_TEST_BINARY_DIR "/kforge"); }
+
+std::string python_with_torch() {
+  const std::string python = default_python();
+  return run_shell(quote(python) + " -c 'import torch' >/dev/null 2>&1").exit_code == 0 ? python : std::string();
+}
 
 std::string make_temp_dir(const std::string& prefix) {
   std::string pattern = (std::filesystem::temp_directory_path() / (prefix + "-XXXXXX")).string();

@@ -24,6 +24,13 @@ std::string source_path(const std::string& relative);
 // The kforge binary under test: $KFORGE_BIN when set, else the build tree's.
 std::string kforge_binary();
 
+// The python kforge runs by default (kf::default_python(): $KFORGE_PYTHON, else kforge's virtual
+// environment) when it imports torch; empty otherwise. Tests that need torch fail, not skip, without it:
+// scripts/test.sh always provides one, so a missing torch is a broken setup, never a reason to pass.
+std::string python_with_torch();
+inline constexpr const char* kNoTorchAdvice =
+    "no python with torch: run scripts/python-setup.sh (kforge's environment) or set KFORGE_PYTHON";
+
 // A fresh empty directory under the system temp folder.
 std::string make_temp_dir(const std::string& prefix);
 // Contents of every regular file under `dir` (recursively), as (path, text).
