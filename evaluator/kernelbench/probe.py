@@ -45,7 +45,9 @@ def main():
 
     c = torch._C
     out = {
-        "python": sys.executable,
+        # The folder resolved, the file not: jobs see only real paths, and a virtual environment's python is a
+        # link whose own folder is what makes it that environment's.
+        "python": os.path.join(os.path.realpath(os.path.dirname(sys.executable)), os.path.basename(sys.executable)),
         "python_version": sys.version.split()[0],
         "torch": torch.__version__,
         "torch_cuda": torch.version.cuda or "",
