@@ -51,6 +51,7 @@ std::string unverified_text(const ConfigSummary& s) {
              (why == "within_spread" ? "within the spread"
               : why == "no_spread"   ? "without a timing spread"
               : why == "not_held"    ? "not held under reverify"
+              : why == "inputs_repeated" ? "timed on repeated inputs"
                                      : why);
   return parts.empty() ? out : out + " (not verified: " + parts + ")";
 }
@@ -76,7 +77,7 @@ std::string csv(const std::vector<ConfigSummary>& ss) {
        "correct_pct,fast_0,fast_1.0,fast_1.5,fast_2.0,verified_speedups,faster_than_baseline_unverified,median_speedup,geomean_speedup,"
        "median_speedup_of_wins,evaluations,tokens,cost_usd,tokens_per_problem,cost_per_problem,tokens_per_correct,"
        "cost_per_correct,kernel_failures,provider_failures,harness_failures,unverified_no_spread,"
-       "unverified_within_spread,unverified_not_held,reverify_file";
+       "unverified_within_spread,unverified_not_held,unverified_inputs_repeated,reverify_file";
   for (const auto& cat : known_categories()) o << ",correct/units:" << cat;
   o << "\n";
   for (const auto& s : ss) {
@@ -91,7 +92,7 @@ std::string csv(const std::vector<ConfigSummary>& ss) {
       << format_fixed(s.cost_usd, 6) << "," << fmt_opt(s.tokens_per_problem, 1) << "," << fmt_opt(s.cost_per_problem, 6) << ","
       << fmt_opt(s.tokens_per_correct, 1) << "," << fmt_opt(s.cost_per_correct, 6) << "," << s.kernel_failures_total()
       << "," << s.provider_failures_total() << "," << s.harness_failures;
-    for (const char* why : {"no_spread", "within_spread", "not_held"}) {
+    for (const char* why : {"no_spread", "within_spread", "not_held", "inputs_repeated"}) {
       auto it = s.unverified.find(why);
       o << "," << (it == s.unverified.end() ? 0 : it->second);
     }

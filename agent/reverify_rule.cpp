@@ -122,6 +122,7 @@ std::optional<std::string> ReverifyResults::status_of(const corpus::Record& r) c
 const char* to_string(SpeedupCheck c) {
   switch (c) {
     case SpeedupCheck::not_faster: return "not_faster";
+    case SpeedupCheck::inputs_repeated: return "inputs_repeated";
     case SpeedupCheck::no_spread: return "no_spread";
     case SpeedupCheck::within_spread: return "within_spread";
     case SpeedupCheck::not_held: return "not_held";
@@ -136,6 +137,19 @@ Result<VerifiedSpeedupRule> VerifiedSpeedupRule::for_folder(const std::string& d
   return VerifiedSpeedupRule(std::move(*results));
 }
 
+namespace {
+// checks.timing.inputs_repeated, read by type: a verdict in a corpus may be an imported or an old one.
+bool inputs_repeated(const nlohmann::json& verdict) {
+  if (!verdict.is_object()) return false;
+  auto c = verdict.find("checks");
+  if (c == verdict.end() || !c->is_object()) return false;
+  auto t = c->find("timing");
+  if (t == c->end() || !t->is_object()) return false;
+  auto r = t->find("inputs_repeated");
+  return r != t->end() && r->is_boolean() && r->get<bool>();
+}
+}  // namespace
+
 SpeedupJudgement VerifiedSpeedupRule::judge_verdict(const nlohmann::json& verdict,
                                                     const std::optional<std::string>& status) {
   SpeedupJudgement j;
@@ -145,7 +159,9 @@ SpeedupJudgement VerifiedSpeedupRule::judge_verdict(const nlohmann::json& verdic
   const auto sp = verdict.is_object() && verdict.contains("speedup") && verdict["speedup"].is_number()
                       ? std::optional<double>(verdict["speedup"].get<double>())
                       : std::nullopt;
-  if (!correct || !sp || !(*sp > 1.0)) j.check = SpeedupCheck::not_faster;
+  const bool faster = sp && *sp > 1.0;
+  if (!correct || !faster) j.check = SpeedupCheck::not_faster;
+  else if (inputs_repeated(verdict)) j.check = SpeedupCheck::inputs_repeated;
   else if (!j.interval) j.check = SpeedupCheck::no_spread;
   else if (!(j.interval->low > 1.0)) j.check = SpeedupCheck::within_spread;
   else if (status && *status != "holds") j.check = SpeedupCheck::not_held;

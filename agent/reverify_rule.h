@@ -78,6 +78,8 @@ class ReverifyResults {
 // Why a correct kernel's speedup is or is not verified (first failing condition, in this order).
 enum class SpeedupCheck {
   not_faster,     // no speedup recorded, or speedup <= 1.0
+  inputs_repeated,  // faster, but the timed rounds repeated their inputs (checks.timing.inputs_repeated): a cache
+                    // keyed on the inputs could have answered them
   no_spread,      // faster, but the verdict has no timing spread to compute an interval from
   within_spread,  // faster, but the interval's lower end is <= 1.0
   not_held,       // interval above 1.0, but reverify did not find the claim holding

@@ -12,6 +12,7 @@ namespace {
 struct EvalArgs {
   std::string problem, candidate, backend = "cuda", precision = "fp32", python, cache_dir, gpu_arch, work_root;
   int trials = 3;
+  int64_t seed = -1;  // -1: drawn per evaluation
   bool json = false, allow_vendor = false, no_timing = false, allow_reduced_precision = false;
   double timeout_s = 120;
 };
@@ -52,6 +53,9 @@ void add_evaluator_commands(CLI::App& app, Registry& registry) {
   ev->add_option("--work-root", args->work_root, "where private evaluation folders go (default /dev/shm)");
   ev->add_option("--timeout", args->timeout_s, "seconds the candidate may run in all (default 120)");
   ev->add_flag("--no-timing", args->no_timing, "correctness only: skip timing and the baseline");
+  ev->add_option("--seed", args->seed,
+                 "seed of the first trial, for an exact rerun (default: drawn per evaluation, in checks.seed)")
+      ->check(CLI::NonNegativeNumber);
   registry.on_run(ev, [args] {
     eval::EvaluatorOptions o;
     auto b = eval::parse_backend(args->backend);
@@ -70,6 +74,7 @@ void add_evaluator_commands(CLI::App& app, Registry& registry) {
     o.work_root = args->work_root;
     o.runner_timeout_s = args->timeout_s;
     o.time_candidate = !args->no_timing;
+    if (args->seed >= 0) o.seed = static_cast<uint64_t>(args->seed);
     auto e = eval::Evaluator::create(o);
     if (!e.ok()) {
       std::cerr << "error: " << e.error().message << "\n";

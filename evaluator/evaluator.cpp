@@ -182,7 +182,7 @@ Result<std::vector<TrivialReport>> Evaluator::trivial_stats(const std::string& p
   auto l = impl_->load(problem_path);
   if (!l.ok()) return l.error();
   return impl_->trivial_reports({{"op", "trivial"},
-                                 {"seed", impl_->opt.seed + static_cast<uint64_t>(trial)},
+                                 {"seed", impl_->opt.seed.value_or(kAuditSeed) + static_cast<uint64_t>(trial)},
                                  {"variant", kVariants[trial % 5]},
                                  {"tolerances", tolerances_json()},
                                  {"allclose", allclose_tolerances}});

@@ -31,7 +31,9 @@ struct EvaluatorOptions {
   std::string python;              // oracle interpreter; empty: kf::default_python()
   std::string precision = "fp32";  // fp32 | fp16 | bf16
   int trials = 3;                  // correctness trials before timing (minimum 3)
-  uint64_t seed = 42;              // seed of the first trial; trial k uses seed + k
+  // Seed of the first trial (trial k uses seed + k). Unset: drawn per evaluation by the trusted side from the
+  // OS's entropy, so that no trial is recognisable by its inputs; recorded as checks.seed for an exact rerun.
+  std::optional<uint64_t> seed;
   bool allow_vendor_libs = false;  // cuBLAS, cuDNN, ... allowed in candidates
   std::string work_root;           // per-evaluation private dirs; empty: /dev/shm (else $TMPDIR)
   std::string cache_dir;           // compile cache; empty: $XDG_CACHE_HOME/kforge or ~/.cache/kforge

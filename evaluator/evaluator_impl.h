@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "evaluator/compile.h"
+#include "evaluator/device_check.h"
 #include "evaluator/evaluator.h"
 #include "evaluator/kernelbench/solution_compiler.h"
 #include "evaluator/oracle_client.h"
@@ -25,6 +26,8 @@
 
 namespace kf::eval {
 
+// The audit's trials (kforge audit) keep fixed seeds: its figures describe the problem, not one evaluation.
+inline constexpr uint64_t kAuditSeed = 42;
 inline const char* const kVariants[] = {"own", "signed_outliers", "scaled_large", "scaled_small", "outliers"};
 // Runaway limits: a call may take this many times the baseline's time per call, and never less than the
 // floor (first calls include lazy initialisation: module loading, handles, workspaces).
@@ -74,12 +77,23 @@ struct Evaluator::Impl {
     int max_slots = 1;   // buffer slots allocated: calls per round for a candidate kFastCandidateFactor x faster
     int64_t slot_bytes = 0;
     bool repeatable_inputs = false;  // a checked slot's inputs are drawn again from its seed (no copies kept)
+    // The timed rounds cannot get fresh inputs: every forward argument repeats between draws (the problem's
+    // get_inputs() ignores the seed, or its seed-dependent shapes allow no redraw). Its speedup is not verified.
+    bool inputs_repeated = false;
+    nlohmann::json repeated_inputs = nlohmann::json::array();  // forward arguments that repeat, by name
   };
   std::map<std::string, Plan> plans;
   std::map<std::string, nlohmann::json> baselines;
   std::map<std::string, std::vector<std::string>> reference_ops;  // per problem_key: the torch-fallback rule's
   std::string problem_key;
   std::mt19937_64 rng{std::random_device{}()};  // the trusted side's choices; never sent to the runner
+  // The first trial's seed of one evaluation: --seed, else 48 bits from the OS's entropy (exact in any JSON
+  // reader), drawn afresh for every evaluation so that no trial can be told by regenerating its inputs.
+  uint64_t trial_seed() {
+    if (opt.seed) return *opt.seed;
+    std::random_device dev;
+    return ((static_cast<uint64_t>(dev()) << 32) | dev()) >> 16;
+  }
 
   ~Impl() {
     if (oracle) oracle->stop();
@@ -139,7 +153,13 @@ struct Evaluator::Impl {
   Result<Plan> plan();
   // The eager baseline's timing; `copies_outputs`: each call's results copied into buffers inside the timed
   // calls, as a kernelbench runner does with ModelNew's (cached apart from the plain baseline).
+  // Timed on a clean device only: checked before and after (device_check.h), retimed up to three times.
   Result<nlohmann::json> baseline(const Plan& plan, bool copies_outputs = false);
+  // The finished runners' process ids and whether their trees were found empty: the device check before the
+  // baseline and before the next candidate watches them.
+  std::vector<int> runner_pids;
+  bool runner_tree_empty = true;
+  Result<DeviceState> check_device();
 
   // Loads a problem for a candidate of `kind`: a kernelbench candidate keeps its parameters inside ModelNew,
   // so the model's state_dict entries are not exported as inputs (and buffers, plans and baselines differ).

@@ -244,6 +244,18 @@ std::optional<Reason> judge_device_tail(double median_tail_ms, double median_rou
                 "that stream would read unfinished outputs"};
 }
 
+double precision_ratio(const PrecisionStats& p) { return p.error / std::max(p.ref_error, kPrecisionFloor); }
+
+std::optional<Reason> judge_precision(const std::string& where, const PrecisionStats& p) {
+  const double ratio = precision_ratio(p);
+  if (!(ratio > kPrecisionRatioBound)) return std::nullopt;
+  return Reason{"incorrect.reduced_precision",
+                where + ": error against a float64 reference " + fmt(p.error) + " is " + fmt(ratio) +
+                    "x the float32 reference's own (" + fmt(p.ref_error) + ", floor " + fmt(kPrecisionFloor) +
+                    "; at most " + fmt(kPrecisionRatioBound) + "x): reduced-precision arithmetic (TF32, fp16 or "
+                    "bf16) on an fp32 problem; allowed only with --allow-reduced-precision"};
+}
+
 std::optional<Reason> judge_bandwidth_floor(double time_ms, int64_t bytes, double gbps, double* floor_ms) {
   double floor = static_cast<double>(bytes) / (gbps * 1e9) * 1e3 * kFloorMargin;
   if (floor_ms) *floor_ms = floor;

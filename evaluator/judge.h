@@ -75,6 +75,25 @@ std::optional<Reason> judge_event_disagreement(double trusted_ms, double events_
 // 0.1 ms or 5% of the median round (`median_round_ms`, the candidate's calls of one round), whichever is more.
 std::optional<Reason> judge_device_tail(double median_tail_ms, double median_round_ms);
 
+// Precision on the problem's own inputs (fp32 outputs, every checked trial): the candidate's relative L2 error
+// against a float64 reference on the same inputs, beside the float32 reference's own error against it. The
+// ratio error / max(reference's error, floor) may be at most kPrecisionRatioBound. Measured on level-1 problems
+// (docs/evaluator.md, "Precision"): float32 kernels with other summation orders 0.0-6.3 (6.3: one sequential
+// chain of 65536 terms), TF32/fp16 operands 15-68 at K <= 512 but 1.0-5.9 at K >= 4096 on all-positive inputs
+// (there no bound tells them from honest sequential sums; the zero-mean precision trial does), fp16/bf16
+// arithmetic 250-3,400.
+struct PrecisionStats {
+  double error = 0;      // ||out - ref64|| / ||ref64||
+  double ref_error = 0;  // ||ref32 - ref64|| / ||ref64||
+};
+inline constexpr double kPrecisionRatioBound = 8;
+// About 17 float32 ulps: an output the float32 reference computes exactly (ReLU) still allows an honest kernel
+// a few roundings of its own.
+inline constexpr double kPrecisionFloor = 1e-6;
+double precision_ratio(const PrecisionStats& p);
+// incorrect.reduced_precision when the ratio is above the bound.
+std::optional<Reason> judge_precision(const std::string& where, const PrecisionStats& p);
+
 // A median below bytes moved / copy bandwidth (with a margin) is physically implausible.
 std::optional<Reason> judge_bandwidth_floor(double time_ms, int64_t bytes, double gbps, double* floor_ms);
 

@@ -148,8 +148,17 @@ void RunnerSession::thaw() {
   if (job_) job_->thaw();
 }
 
+void RunnerSession::note_pids() const {
+  if (!job_) return;
+  for (pid_t p : job_->pids())
+    if (std::find(pids_seen_.begin(), pids_seen_.end(), static_cast<int>(p)) == pids_seen_.end() &&
+        pids_seen_.size() < 4096)
+      pids_seen_.push_back(static_cast<int>(p));
+}
+
 std::string RunnerSession::maps() const {
   if (!job_) return {};
+  note_pids();
   std::string all;
   for (pid_t p : job_->pids()) {
     std::ifstream in("/proc/" + std::to_string(p) + "/maps");
@@ -162,6 +171,7 @@ std::string RunnerSession::maps() const {
 }
 
 void RunnerSession::finish() {
+  note_pids();
   if (job_) job_->thaw();
   if (channel_.open()) {
     (void)channel_.send(nlohmann::json{{"op", "exit"}});

@@ -60,6 +60,9 @@ class RunnerSession {
   std::string maps() const;
   void finish();           // asks the runner to exit, then makes sure nothing of it survives
   bool tree_empty() const { return tree_empty_; }
+  // Every process id of the runner seen while it ran (host ids, read from its cgroup between rounds and at
+  // the end): what must hold no GPU context any more before the baseline (evaluator/device_check.h).
+  const std::vector<int>& pids_seen() const { return pids_seen_; }
 
  private:
   RunnerEnd ended();
@@ -69,6 +72,8 @@ class RunnerSession {
   JsonLinesChannel channel_;
   double deadline_ = 0;
   bool tree_empty_ = true;
+  mutable std::vector<int> pids_seen_;
+  void note_pids() const;
 };
 
 }  // namespace kf::eval

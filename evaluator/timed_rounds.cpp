@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -132,6 +133,8 @@ Result<Evaluator::Impl::Plan> Evaluator::Impl::plan() {
   // a copy of each slot's inputs only for a problem whose inputs cannot be drawn again from their seed.
   const int64_t memory = r->value("slot_memory", int64_t{256} << 20);
   p.repeatable_inputs = r->value("repeatable_inputs", false);
+  p.inputs_repeated = r->value("inputs_repeated", false);
+  if (auto it = r->find("repeated_inputs"); it != r->end() && it->is_array()) p.repeated_inputs = *it;
   const int64_t per_slot = p.repeatable_inputs ? p.slot_bytes : 2 * p.slot_bytes;
   const double by_time = std::ceil(opt.round_target_ms / p.call_ms);
   const int64_t by_memory = std::max<int64_t>(1, memory / per_slot);
@@ -145,20 +148,42 @@ Result<Evaluator::Impl::Plan> Evaluator::Impl::plan() {
   return p;
 }
 
+Result<DeviceState> Evaluator::Impl::check_device() {
+  auto r = ask({{"op", "device_check"}, {"pids", runner_pids}, {"wait_s", 5.0}});
+  if (!r.ok()) return r.error();
+  // The sandbox verified the tree empty after the kill; where it did not, the recorded processes are looked
+  // up again now (one may have ended since).
+  bool gone = runner_tree_empty;
+  if (!gone) {
+    gone = true;
+    for (int pid : runner_pids)
+      if (pid > 0 && (::kill(pid, 0) == 0 || errno == EPERM)) gone = false;
+    if (gone) runner_tree_empty = true;
+  }
+  return device_state(*r, gone);
+}
+
 Result<nlohmann::json> Evaluator::Impl::baseline(const Plan& p, bool copies_outputs) {
   const std::string key = problem_key + (opt.baseline_cudnn_tf32 ? "|tf32" : "") + (copies_outputs ? "|copies" : "");
   if (auto it = baselines.find(key); it != baselines.end()) return it->second;
-  TimingPolicy policy(policy_options());
-  while (!policy.done()) {
-    auto r = ask({{"op", "baseline_round"}, {"slots", p.slots}, {"cudnn_tf32", opt.baseline_cudnn_tf32},
-                  {"copy_outputs", copies_outputs}});
-    if (!r.ok()) return r.error();
-    policy.add(r->value("ms", 0.0), r->value("calls", p.slots));
-  }
-  nlohmann::json b = policy.summary();
+  auto time = [&]() -> Result<nlohmann::json> {
+    TimingPolicy policy(policy_options());
+    while (!policy.done()) {
+      auto r = ask({{"op", "baseline_round"}, {"slots", p.slots}, {"cudnn_tf32", opt.baseline_cudnn_tf32},
+                    {"copy_outputs", copies_outputs}});
+      if (!r.ok()) return r.error();
+      policy.add(r->value("ms", 0.0), r->value("calls", p.slots));
+    }
+    return policy.summary();
+  };
+  nlohmann::json checks = nlohmann::json::array();
+  auto timed = time_on_clean_device([this] { return check_device(); }, time, 3, &checks);
+  if (!timed.ok()) return timed.error();
+  nlohmann::json b = *timed;
   b["cudnn_tf32"] = opt.baseline_cudnn_tf32;
   b["copies_outputs"] = copies_outputs;
   b["calls_per_round"] = p.slots;
+  b["device_checks"] = checks;
   baselines[key] = b;
   return b;
 }

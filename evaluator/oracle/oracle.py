@@ -14,6 +14,7 @@ Why one file of ~1100 lines: the oracle is installed and started as a single scr
 import path of kforge's own to set up or to keep apart from the problem files it imports; its sections
 (protocol, problem loading, inputs, transport buffers, comparison, timing) follow the requests in order.
 """
+import copy
 import ctypes
 import gc
 import importlib.util
@@ -139,6 +140,19 @@ class CudaRuntime:
     def free(self, ptr):
         self.lib.cudaFree(ctypes.c_void_p(ptr))
 
+    CUDA_LIMIT_PERSISTING_L2_CACHE_SIZE = 0x06
+
+    def reset_persisting_l2(self):
+        """Sets the device's persisting-L2 set-aside back to 0 and returns every persisting line to normal:
+        whatever a finished runner configured (cudaLimitPersistingL2CacheSize, access-policy windows) must not
+        shape the next timing. Returns the set-aside found before (bytes), or None where the runtime refused."""
+        before = ctypes.c_size_t(0)
+        rc = self.lib.cudaDeviceGetLimit(ctypes.byref(before), self.CUDA_LIMIT_PERSISTING_L2_CACHE_SIZE)
+        ok = rc == 0
+        ok = self.lib.cudaDeviceSetLimit(self.CUDA_LIMIT_PERSISTING_L2_CACHE_SIZE, ctypes.c_size_t(0)) == 0 and ok
+        ok = self.lib.cudaCtxResetPersistingL2Cache() == 0 and ok
+        return int(before.value) if ok else None
+
     def ipc_handle(self, ptr):
         buf = ctypes.create_string_buffer(64)
         rc = self.lib.cudaIpcGetMemHandle(buf, ctypes.c_void_p(ptr))
@@ -151,6 +165,43 @@ class _CudaBytes:
     def __init__(self, ptr, nbytes):
         self.__cuda_array_interface__ = {"shape": (int(nbytes),), "typestr": "|u1", "data": (ptr, False),
                                          "version": 2, "strides": None}
+
+
+class Nvml:
+    """NVML's per-process accounting through ctypes (libnvidia-ml ships with the driver): which processes hold a
+    context on a GPU, and how much of its memory each one holds."""
+
+    class ProcessInfo(ctypes.Structure):
+        _fields_ = [("pid", ctypes.c_uint), ("used_gpu_memory", ctypes.c_ulonglong),
+                    ("gpu_instance_id", ctypes.c_uint), ("compute_instance_id", ctypes.c_uint)]
+
+    def __init__(self):
+        self.lib = ctypes.CDLL("libnvidia-ml.so.1")
+        rc = self.lib.nvmlInit_v2()
+        if rc != 0:
+            raise RuntimeError(f"nvmlInit failed with error {rc}")
+
+    def processes(self, uuid):
+        """[(pid, bytes)] of the compute processes on the GPU with this UUID ("GPU-...")."""
+        handle = ctypes.c_void_p()
+        rc = self.lib.nvmlDeviceGetHandleByUUID(uuid.encode(), ctypes.byref(handle))
+        if rc != 0:
+            raise RuntimeError(f"nvmlDeviceGetHandleByUUID({uuid}) failed with error {rc}")
+        fn = getattr(self.lib, "nvmlDeviceGetComputeRunningProcesses_v3", None) or \
+            self.lib.nvmlDeviceGetComputeRunningProcesses_v2
+        for _ in range(4):
+            count = ctypes.c_uint(0)
+            rc = fn(handle, ctypes.byref(count), None)
+            if rc == 0:
+                return []
+            infos = (self.ProcessInfo * (count.value + 8))()
+            count = ctypes.c_uint(len(infos))
+            rc = fn(handle, ctypes.byref(count), infos)
+            if rc == 0:
+                return [(int(infos[i].pid), int(infos[i].used_gpu_memory)) for i in range(count.value)]
+            if rc != 7:  # NVML_ERROR_INSUFFICIENT_SIZE: a process came meanwhile
+                raise RuntimeError(f"nvmlDeviceGetComputeRunningProcesses failed with error {rc}")
+        raise RuntimeError("nvmlDeviceGetComputeRunningProcesses kept changing size")
 
 
 # ---------------------------------------------------------------------------------------------- helpers
@@ -234,6 +285,7 @@ class Problem:
         self.mark_varying_dims()
         self.base_nonfinite = sum(int((~torch.isfinite(o)).sum()) if o.is_floating_point() else 0 for o in ref)
         self.baseline = None
+        self.model64 = None  # the float64 copy behind reference64, built on first use
 
     def mark_varying_dims(self):
         """Compares the shapes of a second seed's inputs (and, when those differ, outputs) with trial 0's:
@@ -312,6 +364,36 @@ class Problem:
             else:
                 raise ProblemError(f"problem file {self.path}: forward argument {i} is a {type(a).__name__}; "
                                    "kforge supports tensors and int/float/bool scalars only")
+        return out
+
+    def redraw_to_shapes(self, shaped, seed):
+        """New values in the shapes of `shaped` (one seed's forward arguments), for problems whose shapes depend
+        on the seed. Floating tensors: the problem's own draw on `seed` where its shape matches, else values
+        sampled from that draw. Integer and bool tensors: a random permutation of their own values, which keeps
+        what a generator may tie to other inputs (sums of lengths, ranges of ids, counts); a sorted one
+        (offsets) stays as it is. Scalars stay."""
+        fresh = self.gen_args(seed)
+        g = torch.Generator(device=self.device)
+        g.manual_seed((seed * 2654435761 + 97) % (1 << 63))
+        out = []
+        for a, f in zip(shaped, fresh):
+            if not isinstance(a, torch.Tensor) or a.numel() < 2:
+                out.append(a)
+                continue
+            flat = a.reshape(-1)
+            if a.is_floating_point():
+                if isinstance(f, torch.Tensor) and f.shape == a.shape and f.dtype == a.dtype:
+                    out.append(f)
+                    continue
+                src = f.reshape(-1) if isinstance(f, torch.Tensor) and f.dtype == a.dtype and f.numel() else flat
+                idx = torch.randint(0, src.numel(), (flat.numel(),), generator=g, device=self.device)
+                out.append(src[idx].reshape(a.shape).contiguous())
+                continue
+            if a.dtype != torch.bool and bool((flat[1:] >= flat[:-1]).all()):
+                out.append(a)  # sorted: offsets or boundaries, tied to other inputs' sizes
+                continue
+            perm = torch.randperm(flat.numel(), generator=g, device=self.device)
+            out.append(flat[perm].reshape(a.shape).contiguous())
         return out
 
     def arg_tensors(self, args):
@@ -408,6 +490,31 @@ class Problem:
             outs.append(o.detach().contiguous())
         self.model.load_state_dict(self.initial_state)
         return outs
+
+    def reference64(self, args):
+        """The reference in float64 on the same inputs (exact upcasts of the float32 ones), for judging precision
+        on every checked trial: the candidate's error against it is set beside the float32 reference's own.
+        Only for fp32 problems; None for an output that does not come out as float64, and for all of them where
+        the float64 forward cannot run (an operator without a float64 kernel, memory)."""
+        if self.fdtype != torch.float32:
+            return None
+        try:
+            if self.model64 is None:
+                self.model64 = copy.deepcopy(self.model).to(torch.float64)
+                self.state64 = {k: v.to(torch.float64) if v.is_floating_point() else v
+                                for k, v in self.initial_state.items()}
+            self.model64.load_state_dict(self.state64)
+            args64 = [a.to(torch.float64) if isinstance(a, torch.Tensor) and a.is_floating_point() else a
+                      for a in args]
+            with torch.no_grad():
+                outs = as_list(self.model64(*args64))
+            self.model64.load_state_dict(self.state64)
+        except Exception:  # the float32 reference ran: this one is only an extra yardstick
+            if self.device == "cuda":
+                torch.cuda.empty_cache()
+            return None
+        return [o.detach().contiguous() if isinstance(o, torch.Tensor) and o.dtype == torch.float64 else None
+                for o in outs]
 
     def reference_shapes(self, args):
         return [list(o.shape) for o in self.reference(args)]
@@ -620,6 +727,7 @@ class Oracle:
         self.baseline_sets = None  # the baseline's calls: views of the slots' input buffers (op_baseline_round)
         self.sampler = None  # draws a sampled check's positions (seeded from the OS's entropy per check)
         self.announced = []
+        self.nvml = None
         torch.backends.cuda.matmul.allow_tf32 = False
         torch.backends.cudnn.allow_tf32 = False
 
@@ -789,7 +897,7 @@ class Oracle:
             for b, t in zip(self.in_bufs(), inputs):
                 b["_t"].copy_(t)
         self.trial = {"seed": seed, "variant": used, "inputs": inputs, "ref": ref,
-                      "prof": [ref_profile(r) for r in ref]}
+                      "prof": [ref_profile(r) for r in ref], "ref64": p.reference64(args)}
         self.poison()
         shapes = {"inputs": [list(t.shape) for t in inputs], "outputs": [list(o.shape) for o in ref]}
         # One call's bytes (slot 0, where trials run): the bandwidth floor compares them with one call's time.
@@ -852,6 +960,9 @@ class Oracle:
             tol = tols.get(b["dtype"], {"rtol": 0.0, "atol_scale": 0.0})
             if ref.is_floating_point():
                 outs.append(self.compare_floating(j, b, flat, ref, prof, tol))
+                prec = self.precision_stats(j, flat)
+                if prec is not None:
+                    outs[-1]["precision"] = prec
                 continue
             st = stats(lambda s, e: flat[s:e], ref, prof, tol["rtol"], tol["atol_scale"], poison=True)
             triv = []
@@ -875,6 +986,35 @@ class Oracle:
                 modified.append({"name": b["name"], "changed": changed, "numel": cur.numel(), "first": first})
         return {"outputs": outs, "inputs_modified": modified, "variant": self.trial["variant"],
                 "seed": self.trial["seed"]}
+
+    def precision_stats(self, j, flat):
+        """Output j's error against the float64 reference beside the float32 reference's own error against it
+        (relative L2, over positions where all three are finite): the judge's precision ratio. None for outputs
+        other than float32 and where no float64 reference exists."""
+        refs64 = self.trial.get("ref64")
+        ref = self.trial["ref"][j]
+        if not refs64 or refs64[j] is None or ref.dtype != torch.float32:
+            return None
+        r64, r32 = refs64[j].reshape(-1), ref.reshape(-1)
+        if r64.numel() != r32.numel():
+            return None
+        dc = dr = n2 = 0.0
+        with torch.no_grad():
+            for s in range(0, r64.numel(), CHUNK):
+                e = min(r64.numel(), s + CHUNK)
+                o, q, r = flat[s:e].double(), r32[s:e].double(), r64[s:e]
+                dco, dre = o - r, q - r
+                # One synchronisation per chunk: the sums, then the masked path only where one is not finite.
+                sums = torch.stack([torch.dot(dco, dco), torch.dot(dre, dre), torch.dot(r, r)]).tolist()
+                if not all(math.isfinite(x) for x in sums):
+                    fin = torch.isfinite(o) & torch.isfinite(q) & torch.isfinite(r)
+                    zero = torch.zeros((), dtype=torch.float64, device=r.device)
+                    dco, dre, r = torch.where(fin, dco, zero), torch.where(fin, dre, zero), torch.where(fin, r, zero)
+                    sums = torch.stack([torch.dot(dco, dco), torch.dot(dre, dre), torch.dot(r, r)]).tolist()
+                dc, dr, n2 = dc + sums[0], dr + sums[1], n2 + sums[2]
+        if n2 <= 0:
+            return None
+        return {"f64_rel_l2": finite_or_none(math.sqrt(dc / n2)), "ref_f64_rel_l2": math.sqrt(dr / n2)}
 
     def trivial_vs_ref(self, j, tol):
         """Trivial outputs' statistics against the reference of the current trial, in closed form where the
@@ -1042,18 +1182,48 @@ class Oracle:
     # ---- trusted timing (docs/evaluator.md, "Timing")
     def draw(self, p, seed):
         """Fresh inputs for one timing slot: the problem's own distribution on a new seed. For problems whose
-        shapes depend on the seed, the seeds announced at setup, with floating inputs rolled by a random
-        offset (new contents, same shapes)."""
+        shapes depend on the seed, a seed announced at setup gives the shapes (the buffers hold only those) and
+        `seed` the values (redraw_to_shapes): nothing a candidate saw before repeats where a cache could answer."""
         if not p.varying:
             return p.gen_args(seed)
         seeds = self.announced or [p.seed]
-        args = p.gen_args(seeds[seed % len(seeds)])
-        out = []
-        for a in args:
-            if isinstance(a, torch.Tensor) and a.is_floating_point() and a.numel() > 1:
-                a = torch.roll(a.reshape(-1), 1 + seed % (a.numel() - 1)).reshape(a.shape).contiguous()
-            out.append(a)
-        return out
+        shaped = p.gen_args(seeds[seed % len(seeds)])
+        if getattr(p, "redraw_ok", True) is False:
+            return shaped
+        return p.redraw_to_shapes(shaped, seed)
+
+    def redraw_checked(self, p):
+        """Once per problem with seed-dependent shapes: whether the redrawn values keep the reference running
+        with the announced shapes' outputs; where they do not, timed rounds repeat the announced inputs and the
+        verdict says so (inputs_repeated)."""
+        if not p.varying or getattr(p, "redraw_ok", None) is not None:
+            return
+        seed = (self.announced or [p.seed])[0]
+        shaped = p.gen_args(seed)
+        try:
+            want = p.reference_shapes(shaped)
+            ok = all(p.reference_shapes(p.redraw_to_shapes(shaped, seed + k)) == want for k in (1, 2))
+        except ProblemError:
+            ok = False
+        p.redraw_ok = ok
+
+    def repeated_args(self, p):
+        """Forward arguments whose values are the same in two timing draws on different seeds: what a cache
+        keyed on the inputs could recognise. All of them repeated means the problem's inputs cannot be redrawn."""
+        if p.varying:  # one trial's shapes, as a round's slots hold them
+            shaped = p.gen_args((self.announced or [p.seed])[0])
+            a, b = (shaped, shaped) if p.redraw_ok is False else \
+                (p.redraw_to_shapes(shaped, p.seed + 11), p.redraw_to_shapes(shaped, p.seed + 12))
+        else:
+            a, b = self.draw(p, p.seed + 11), self.draw(p, p.seed + 12)
+        names = [s["name"] for s in p.input_specs[:p.num_args]]
+        same = []
+        with torch.no_grad():
+            for name, x, y in zip(names, p.arg_tensors(a), p.arg_tensors(b)):
+                if x.dtype == y.dtype and x.shape == y.shape and (
+                        x.numel() == 0 or bool((bits_view(x.contiguous()) == bits_view(y.contiguous())).all())):
+                    same.append(name)
+        return same, len(same) == len(names)
 
     def op_plan(self, req):
         """What sizes the timing rounds: one reference call's time and the bytes of one slot."""
@@ -1074,7 +1244,9 @@ class Oracle:
                 times.append((time.perf_counter() - t0) * 1e3)
         p.model.load_state_dict(p.initial_state)
         del args, ref, tensors
+        self.redraw_checked(p)
         repeatable = self.draws_repeat(p)
+        repeated, all_repeated = self.repeated_args(p)
         if p.device == "cuda":
             torch.cuda.empty_cache()  # this op's own draws are free again, only cached by torch's allocator
             free, _total = torch.cuda.mem_get_info()
@@ -1082,7 +1254,7 @@ class Oracle:
         else:
             memory = HOST_SLOT_MEMORY
         return {"call_ms": min(times[2:]), "slot_bytes": int(footprint), "slot_memory": memory,
-                "repeatable_inputs": repeatable}
+                "repeatable_inputs": repeatable, "repeated_inputs": repeated, "inputs_repeated": all_repeated}
 
     def draws_repeat(self, p):
         """Whether a seed names its inputs: two draws on one seed, another draw between them, equal bit for bit.
@@ -1163,10 +1335,14 @@ class Oracle:
                 args = self.draw(p, r["seed"])
                 inputs = p.all_inputs(args)
             ref = p.reference(args)
+            ref64 = p.reference64(args)
             self.trial = {"seed": r["seed"], "variant": "timed", "inputs": inputs}
             if all(idx is None for _, idx in snaps):
                 self.trial["ref"] = ref
+                self.trial["ref64"] = ref64
             else:
+                self.trial["ref64"] = ref64 and [None if o is None else o if idx is None else o.reshape(-1)[idx]
+                                                 for o, (_, idx) in zip(ref64, snaps)]
                 # The same positions of the reference, and of every input that a trivial output passes through.
                 self.trial["ref"] = [o if idx is None else o.reshape(-1)[idx] for o, (_, idx) in zip(ref, snaps)]
                 self.trial["trivial_inputs"] = [
@@ -1250,6 +1426,37 @@ class Oracle:
         if p.device == "cuda":
             torch.cuda.synchronize()
         return sets
+
+    def op_device_check(self, req):
+        """Before a baseline or the next candidate: the finished runner's processes (`pids`, as the supervisor saw
+        them) hold no context and no memory on this GPU any more (NVML's per-process accounting, polled for up to
+        `wait_s`), and the persisting-L2 configuration is reset. `clean` is null where NVML cannot tell (no GPU
+        backend here: the host's process check is the supervisor's)."""
+        p = self.need_problem()
+        if p.device != "cuda":
+            return {"clean": None, "checked": "host"}
+        watched = set(int(x) for x in req.get("pids", []))
+        if self.cuda is None:
+            self.cuda = CudaRuntime()
+        l2_before = self.cuda.reset_persisting_l2()
+        res = {"persisting_l2_before": l2_before, "persisting_l2_reset": l2_before is not None}
+        try:
+            if self.nvml is None:
+                self.nvml = Nvml()
+            uuid = "GPU-" + str(torch.cuda.get_device_properties(torch.cuda.current_device()).uuid)
+            deadline = time.monotonic() + float(req.get("wait_s", 5.0))
+            while True:
+                procs = self.nvml.processes(uuid)
+                left = [{"pid": pid, "bytes": b} for pid, b in procs if pid in watched]
+                if not left or time.monotonic() >= deadline:
+                    break
+                time.sleep(0.05)
+        except (OSError, RuntimeError, AttributeError) as e:
+            res.update({"clean": None, "checked": "none", "error": str(e)[:500]})
+            return res
+        others = [{"pid": pid, "bytes": b} for pid, b in procs if pid not in watched and pid != os.getpid()]
+        res.update({"clean": not left, "checked": "nvml", "runner_processes_left": left, "other_processes": others})
+        return res
 
     def op_bandwidth(self, req):
         """Device copy bandwidth (bytes read + written per second), measured once per session."""

@@ -54,6 +54,14 @@ TEST(VerifiedSpeedupRule, EachConditionInOrder) {
   auto incorrect = verdict_with(2.0, std::array<double, 4>{0.9, 1.1, 1.9, 2.1});
   incorrect["correct"] = false;
   EXPECT_EQ(judge(incorrect), C::not_faster);
+  // Timed on inputs that repeated between rounds (a cache could answer them): never verified, even with
+  // reverify's "holds"; read by type (a string is not the flag).
+  auto repeated = verdict_with(2.0, std::array<double, 4>{0.9, 1.1, 1.9, 2.1});
+  repeated["checks"]["timing"]["inputs_repeated"] = true;
+  EXPECT_EQ(judge(repeated), C::inputs_repeated);
+  EXPECT_EQ(judge(repeated, "holds"), C::inputs_repeated);
+  repeated["checks"]["timing"]["inputs_repeated"] = "true";
+  EXPECT_EQ(judge(repeated), C::verified);
 }
 
 TEST(ReverifyResults, MatchesKernelsByTurnAndProblemHash) {

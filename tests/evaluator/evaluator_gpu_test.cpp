@@ -74,6 +74,15 @@ class GpuEval : public ::testing::Test {
                     *v.ref_time_ms / fact);
         EXPECT_NEAR(*v.ref_time_ms / fact, 1.0, 0.15) << stem << ": measured " << *v.ref_time_ms << " ms";
       }
+      // The baseline ran on a clean device, as NVML's per-process accounting saw it (docs/evaluator.md, "A clean
+      // device"), with the persisting-L2 configuration reset.
+      const auto& checks = v.checks["timing"]["baseline"]["device_checks"];
+      if (checks.is_array() && !checks.empty()) {
+        const auto& last = checks.back();
+        EXPECT_EQ(last["after"]["clean"], true) << checks.dump();
+        EXPECT_EQ(last["after"]["checked"], "nvml") << checks.dump();
+        EXPECT_EQ(last["before"]["persisting_l2_reset"], true) << checks.dump();
+      }
     }
     return v;
   }

@@ -234,6 +234,71 @@ TEST_F(HostEval, SeedDependentShapesAreJudgedPerTrial) {
   EXPECT_GE(lengths.size(), 3u) << v.checks["trials"].dump();
 }
 
+// Timed rounds of a problem whose shapes depend on the seed keep a trial's shapes with new values: the ids are
+// permuted afresh in every round, only the sorted offsets (tied to the ids' count) repeat.
+TEST_F(HostEval, SeedDependentShapesGetFreshValuesInTimedRounds) {
+  Verdict v = run("embedding_bag_random_lengths.py", "embedding_bag_random_lengths_honest.cpp");
+  EXPECT_EQ(v.verdict, "correct") << reasons_text(v);
+  EXPECT_EQ(v.checks["timing"]["inputs_repeated"], false);
+  EXPECT_EQ(v.checks["timing"]["repeated_inputs"], nlohmann::json::array({"offsets"}));
+}
+
+// A problem whose get_inputs() ignores the seed cannot give timed rounds fresh inputs: the verdict says so.
+TEST_F(HostEval, InputsThatIgnoreTheSeedAreReportedRepeated) {
+  Verdict v = run("scale_add_constant_inputs.py", "scale_add_honest.cpp");
+  EXPECT_EQ(v.verdict, "correct") << reasons_text(v);
+  EXPECT_EQ(v.checks["timing"]["inputs_repeated"], true);
+  EXPECT_EQ(v.checks["timing"]["repeated_inputs"], nlohmann::json::array({"x", "y"}));
+  v = run("scale_add.py", "scale_add_honest.cpp");
+  EXPECT_EQ(v.checks["timing"]["inputs_repeated"], false);
+  EXPECT_TRUE(v.checks["timing"]["repeated_inputs"].empty());
+}
+
+// Trial seeds are drawn per evaluation (recorded), so no trial can be recognised by regenerating its inputs;
+// a given seed reruns the same trials exactly.
+TEST_F(HostEval, TrialSeedsAreDrawnPerEvaluationUnlessGiven) {
+  auto seeds_of = [](const Verdict& v) {
+    std::vector<nlohmann::json> seeds;
+    for (const auto& t : v.checks["trials"]) seeds.push_back(t["seed"]);
+    return seeds;
+  };
+  Verdict a = run("scale_add.py", "scale_add_honest.cpp");
+  Verdict b = run("scale_add.py", "scale_add_honest.cpp");
+  ASSERT_TRUE(a.checks["seed"].is_number_unsigned()) << a.checks.dump();
+  EXPECT_NE(a.checks["seed"], b.checks["seed"]);
+  EXPECT_EQ(a.checks["trials"][0]["seed"], a.checks["seed"]);
+  EXPECT_NE(seeds_of(a), seeds_of(b));
+
+  EvaluatorOptions o = options();
+  o.seed = 1234;
+  auto e = Evaluator::create(o);
+  ASSERT_TRUE(e.ok()) << e.error().message;
+  Verdict c = (*e)->evaluate_file(problem("scale_add.py"), host_candidate("scale_add_honest.cpp"));
+  Verdict d = (*e)->evaluate_file(problem("scale_add.py"), host_candidate("scale_add_honest.cpp"));
+  EXPECT_EQ(c.checks["seed"], 1234u);
+  EXPECT_EQ(seeds_of(c), seeds_of(d));
+  ASSERT_EQ(c.checks["trials"].size(), d.checks["trials"].size());
+  for (size_t i = 0; i < c.checks["trials"].size(); ++i)
+    EXPECT_EQ(c.checks["trials"][i]["outputs"][0]["ref_rms"], d.checks["trials"][i]["outputs"][0]["ref_rms"]) << i;
+}
+
+// Precision on the problem's own inputs: every checked trial compares the candidate with a float64 reference
+// beside the float32 reference's own error. An honest float32 kernel passes with a small ratio.
+TEST_F(HostEval, PrecisionIsJudgedOnEveryTrialAgainstFloat64) {
+  Verdict v = run("linear.py", "linear_honest.cpp");
+  EXPECT_EQ(v.verdict, "correct") << reasons_text(v);
+  int judged = 0;
+  for (const auto& t : v.checks["trials"]) {
+    if (!t.contains("outputs")) continue;
+    const auto& p = t["outputs"][0]["precision"];
+    ASSERT_TRUE(p.is_object()) << t.dump();
+    EXPECT_LE(p["ratio"].get<double>(), kPrecisionRatioBound) << t.dump();
+    EXPECT_GE(p["ref_error"].get<double>(), 0.0);
+    ++judged;
+  }
+  EXPECT_GE(judged, 5);
+}
+
 TEST_F(HostEval, KernelbenchTrialsUseTheProblemsOwnInputs) {
   auto a = eval_->kernelbench_trivial_stats(problem("tiny_ref.py"), 0, 5, {1e-2});
   auto b = eval_->kernelbench_trivial_stats(problem("tiny_ref.py"), 4, 5, {1e-2});
