@@ -139,7 +139,20 @@ struct Evaluator::Impl {
   Result<Plan> plan();
   // The eager baseline's timing; `copies_outputs`: each call's results copied into buffers inside the timed
   // calls, as a kernelbench runner does with ModelNew's (cached apart from the plain baseline).
-  Result<nlohmann::json> baseline(const Plan& plan, bool copies_outputs = false);
+  Result<nlohmann::json> baseline(const Plan& plan, bool copies_outputs = false, const std::string& which = "eager");
+  // The yardsticks of a correct, timed candidate (yardsticks.cpp): every baseline the options name, timed, the
+  // primary one's speedup as the verdict's, the roofline and each time's fraction of peak. `seeds`: the
+  // evaluation's trial seeds (the shapes its calls had).
+  void measure_yardsticks(Verdict& v, const Plan& plan, bool copies_outputs, const nlohmann::json& seeds);
+  bool times_compile_baseline() const;
+  // torch.compile of the loaded problem's reference in opt.compile_mode (per problem, cached here and in the
+  // oracle): the oracle's answer (compiled, error, compile_s); *cached: compiled by an earlier evaluation.
+  Result<nlohmann::json> compile_reference(const Plan& plan, bool* cached);
+  Result<Roofline> problem_roofline(const nlohmann::json& seeds);
+  Result<DevicePeaks> device_peaks_measured();
+  std::map<std::string, nlohmann::json> compiled_references;  // per problem_key|mode
+  std::map<std::string, Roofline> rooflines;                  // per problem_key
+  std::optional<DevicePeaks> peaks;
 
   // Loads a problem for a candidate of `kind`: a kernelbench candidate keeps its parameters inside ModelNew,
   // so the model's state_dict entries are not exported as inputs (and buffers, plans and baselines differ).
