@@ -9,11 +9,6 @@
 namespace kf::agent {
 namespace {
 
-std::string fmt_number(const nlohmann::json& v, int decimals) {
-  if (!v.is_number()) return "unknown";
-  return format_fixed(v.get<double>(), decimals);
-}
-
 std::string reasons_text(const nlohmann::json& verdict) {
   std::string out;
   if (verdict.contains("reasons") && verdict["reasons"].is_array())
