@@ -25,10 +25,13 @@ void print_human(const eval::Verdict& v) {
   if (v.ref_time_ms) std::cout << "  baseline (" << v.baseline << "): " << *v.ref_time_ms << " ms";
   if (v.speedup) std::cout << "  speedup: " << *v.speedup << "x";
   if (v.time_ms) std::cout << "\n";
-  for (const auto& [name, b] : v.baselines) {
+  for (const std::string name : {"eager", "compile"}) {
+    auto it = v.baselines.find(name);
+    if (it == v.baselines.end()) continue;
+    const auto& b = it->second;
     std::cout << "  " << name << ": ";
     if (b.time_ms) std::cout << *b.time_ms << " ms" << (b.speedup ? ", speedup " + format_significant(*b.speedup, 4) + "x" : "");
-    else std::cout << "no time (" << b.error << ")";
+    else std::cout << "no time (" << b.error.substr(0, b.error.find('\n')) << "; the whole message is in --json)";
     if (b.peak) std::cout << ", " << eval::percent_of_bound(*b.peak);
     if (name != "eager" && b.time_ms)
       std::cout << " (compiled in " << format_significant(b.compile_s, 3) << " s" << (b.compile_cached ? ", cached" : "")

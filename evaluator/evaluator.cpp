@@ -110,7 +110,9 @@ Result<std::unique_ptr<Evaluator>> Evaluator::create(const EvaluatorOptions& opt
   std::map<std::string, std::string> oracle_env;
   if (!o.cuda_visible_devices.empty()) oracle_env["CUDA_VISIBLE_DEVICES"] = o.cuda_visible_devices;
   // torch.compile's artifacts (the compile baseline) outlive the oracle in kforge's cache, per machine.
-  if (!std::getenv("TORCHINDUCTOR_CACHE_DIR")) oracle_env["TORCHINDUCTOR_CACHE_DIR"] = o.cache_dir + "/inductor";
+  // Absolute: the oracle runs in a private folder of its own.
+  if (!std::getenv("TORCHINDUCTOR_CACHE_DIR"))
+    oracle_env["TORCHINDUCTOR_CACHE_DIR"] = (fs::absolute(o.cache_dir) / "inductor").string();
   impl->oracle = std::make_unique<OracleClient>(o.python, script, impl->oracle_log, std::move(oracle_env));
   return std::unique_ptr<Evaluator>(new Evaluator(std::move(impl)));
 }

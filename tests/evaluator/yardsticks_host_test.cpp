@@ -36,7 +36,7 @@ class Yardsticks : public ::testing::Test {
     o.min_rounds = 3;
     o.max_rounds = 5;
     o.timing_budget_ms = 1;
-    o.runner_timeout_s = 30;
+    o.runner_timeout_s = 120;  // the default: a busy 2-core machine stretches the round calibration
     o.compile_baseline = compile ? "on" : "off";
     return o;
   }
