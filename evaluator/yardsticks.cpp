@@ -1,7 +1,5 @@
 // The yardsticks of a correct candidate: its speedup over each baseline (eager, torch.compile of the
 // reference) and its time against the roofline (docs/evaluator.md, "Yardsticks").
-#include <cmath>
-
 #include "core/time.h"
 #include "evaluator/evaluator_impl.h"
 
@@ -107,6 +105,8 @@ void Evaluator::Impl::measure_yardsticks(Verdict& v, const Plan& plan, bool copi
         bt.peak = fraction(*bt.time_ms);
       } else {
         bt.error = base.error().message;
+        // A restarted oracle has lost its compiled reference: the next evaluation compiles it again.
+        if (name == "compile") compiled_references.erase(problem_key + "|" + opt.compile_mode);
       }
     }
     if (name == "eager" && !bt.error.empty()) v.checks["timing"]["baseline_error"] = bt.error;
