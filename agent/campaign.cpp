@@ -88,6 +88,11 @@ nlohmann::json make_manifest_inputs(const std::vector<ConfigEntry>& configs, con
                          {"candidate_format", to_string(c.candidate.format)}, {"samples", c.samples},
                          {"turns", c.settings.turns}, {"stop_at_first_correct", c.settings.stop_at_first_correct},
                          {"keep_last_attempts", c.settings.keep_last_attempts}};
+  // Recorded only when set, so that folders started before these keys existed resume without a change.
+  for (const auto& c : configs) {
+    if (c.settings.stop_at_peak_fraction) cj[c.config.name]["stop_at_peak_fraction"] = *c.settings.stop_at_peak_fraction;
+    if (c.settings.baseline != "eager") cj[c.config.name]["baseline"] = c.settings.baseline;
+  }
   for (const auto& p : problems) pj[p.name] = {{"path", p.path}, {"sha256", p.file_hash}};
   return {{"backend", o.backend}, {"configs", cj}, {"problems", pj}, {"prompts_sha256", prompts_fingerprint}};
 }
@@ -114,6 +119,8 @@ Result<std::vector<ConfigEntry>> load_configs(const CampaignOptions& o, bool cud
     e.settings.turns = o.turns.value_or(cfg->loop.turns);
     e.settings.stop_at_first_correct = cfg->loop.stop_at_first_correct;
     e.settings.keep_last_attempts = cfg->loop.keep_last_attempts;
+    e.settings.stop_at_peak_fraction = cfg->loop.stop_at_peak_fraction;
+    e.settings.baseline = o.baseline.empty() ? cfg->baseline : o.baseline;
     e.samples = o.samples.value_or(cfg->loop.samples);
     if (e.settings.turns < 1 || e.samples < 1)
       return make_error("campaign.config", "turns and samples must be at least 1 (configuration '" + cfg->name + "')");
@@ -207,6 +214,16 @@ CampaignSummary run_campaign(const CampaignOptions& o) {
     eo.allow_reduced_precision = first;
   }
   if (o.timing_budget_ms > 0) eo.timing_budget_ms = o.timing_budget_ms;
+  // One evaluator times every baseline a configuration names as its primary; each unit chooses its own.
+  eo.compile_baseline = o.compile_baseline;
+  eo.compile_mode = o.compile_mode;
+  for (const auto& c : configs)
+    if (c.settings.baseline == "compile") {
+      if (o.compile_baseline == "off")
+        return fail(Outcome::bad_input, "configuration '" + c.config.name +
+                                            "' has the compile baseline as its primary, but --compile-baseline is off");
+      eo.compile_baseline = "on";
+    }
   auto pool = eval::EvaluatorPool::create(eo, *slots);
   if (!pool) return fail(Outcome::harness_error, pool.error().message);
   eval::Evaluator& first = (*pool)->evaluator(0);

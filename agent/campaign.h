@@ -24,6 +24,9 @@ struct CampaignOptions {
   std::string python;            // oracle interpreter ("" = evaluator default)
   bool allow_vendor_libs = false;
   bool allow_reduced_precision = false;  // also on when every configuration sets evaluation.allow_reduced_precision
+  std::string baseline;                  // --baseline: every configuration's primary baseline ("": each one's own)
+  std::string compile_baseline = "auto"; // auto | on | off (on when a configuration's primary is compile)
+  std::string compile_mode = "default";  // default | max-autotune
   int compile_jobs = 0;          // 0 = hardware threads
   double timing_budget_ms = 0;   // 0 = the evaluator's default; small values make tests and demos quick
   bool progress_line = true;     // a \r progress line when stderr is a terminal

@@ -4,14 +4,10 @@
 #include <sstream>
 
 #include "core/format.h"
+#include "evaluator/verdict.h"
 
 namespace kf::agent {
 namespace {
-
-std::string fmt_number(const nlohmann::json& v, int decimals) {
-  if (!v.is_number()) return "unknown";
-  return format_fixed(v.get<double>(), decimals);
-}
 
 std::string reasons_text(const nlohmann::json& verdict) {
   std::string out;
@@ -25,7 +21,56 @@ std::string reasons_text(const nlohmann::json& verdict) {
   return out;
 }
 
+std::string fmt_optional(const std::optional<double>& v, int decimals) {
+  return v ? format_fixed(*v, decimals) : "unknown";
+}
+
+std::string percent(double fraction) { return format_significant(fraction * 100, 3) + "%"; }
+
 }  // namespace
+
+const char* baseline_label(const std::string& name) {
+  if (name == "eager") return "eager PyTorch";
+  if (name == "compile") return "torch.compile";
+  return "the baseline";
+}
+
+TemplateVars correct_feedback_vars(const nlohmann::json& verdict) {
+  const eval::Verdict y = eval::Verdict::yardsticks_from_json(verdict);
+  TemplateVars vars{{"time_ms", fmt_optional(y.time_ms, 4)},
+                    {"ref_time_ms", fmt_optional(y.ref_time_ms, 4)},
+                    {"speedup", fmt_optional(y.speedup, 3)},
+                    {"baseline", baseline_label(y.baseline)}};
+  // One sentence per yardstick; each says what is known and nothing that is not.
+  std::string speedups;
+  for (const char* name : {"eager", "compile"}) {
+    auto it = y.baselines.find(name);
+    const bool timed = it != y.baselines.end() && it->second.time_ms;
+    vars[std::string(name) + "_time_ms"] = timed ? format_fixed(*it->second.time_ms, 4) : "unknown";
+    vars[std::string(name) + "_speedup"] = timed ? fmt_optional(it->second.speedup, 3) : "unknown";
+    if (!timed || !it->second.speedup) continue;
+    speedups += std::string(speedups.empty() ? "" : "; ") + format_fixed(*it->second.speedup, 3) + "x over " +
+                baseline_label(name) + " (" + format_fixed(*it->second.time_ms, 4) + " ms)";
+  }
+  if (speedups.empty() && y.speedup)
+    speedups = format_fixed(*y.speedup, 3) + "x over " + baseline_label(y.baseline);
+  vars["speedups"] = speedups.empty() ? "unknown (no baseline was timed)" : speedups;
+  std::string roofline;
+  if (y.peak) {
+    roofline = "Your kernel reaches " + eval::percent_of_bound(*y.peak);
+    for (const char* name : {"eager", "compile"}) {
+      auto it = y.baselines.find(name);
+      if (it != y.baselines.end() && it->second.peak)
+        roofline += std::string("; ") + baseline_label(name) + " reaches " + percent(it->second.peak->fraction);
+    }
+    roofline += " (the bound: the minimum bytes moved at the device's memory bandwidth, or the counted FLOPs at "
+                "its compute peak, whichever takes longer).";
+  }
+  vars["roofline"] = roofline.empty() ? "Its fraction of the hardware's peak is unknown." : roofline;
+  vars["peak_fraction"] = y.peak ? percent(y.peak->fraction) : "unknown";
+  vars["bound_by"] = y.peak ? y.peak->bound_by : "unknown";
+  return vars;
+}
 
 nlohmann::json no_code_verdict(const std::string& failure, const std::string& message) {
   return {{"verdict", "no_code"},
@@ -58,11 +103,7 @@ Result<std::string> render_feedback(const PromptTemplates& t, const nlohmann::js
                                     const std::string& code_label) {
   const std::string v = verdict.value("verdict", "");
   const std::string reasons = reasons_text(verdict);
-  if (v == "correct") {
-    return t.render("correct", {{"time_ms", fmt_number(verdict.value("time_ms", nlohmann::json()), 4)},
-                                {"ref_time_ms", fmt_number(verdict.value("ref_time_ms", nlohmann::json()), 4)},
-                                {"speedup", fmt_number(verdict.value("speedup", nlohmann::json()), 3)}});
-  }
+  if (v == "correct") return t.render("correct", correct_feedback_vars(verdict));
   if (v == "compile_error") {
     // A specific reason (compile_error.missing_package, .timeout, ...) says more than the compiler's
     // output, which may not mention it: it goes first.

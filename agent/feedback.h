@@ -18,6 +18,13 @@ nlohmann::json no_code_verdict(const std::string& failure, const std::string& me
 Result<std::string> render_feedback(const PromptTemplates& templates, const nlohmann::json& verdict,
                                     const std::string& code_label);
 
+// The correct template's variables (docs/campaigns.md, "Prompt templates"): time_ms, ref_time_ms, speedup and
+// baseline (the primary baseline's), eager_/compile_ time_ms and speedup, speedups (one sentence over every
+// baseline timed), roofline (the fraction of peak of the kernel and of each baseline), peak_fraction, bound_by.
+TemplateVars correct_feedback_vars(const nlohmann::json& verdict);
+// How feedback and reports name a baseline: "eager PyTorch", "torch.compile".
+const char* baseline_label(const std::string& name);
+
 // The first `max_lines` lines of compiler output, then a note of how many were left out.
 std::string first_lines(const std::string& text, size_t max_lines);
 

@@ -10,6 +10,7 @@
 #include "core/hash.h"
 #include "core/log.h"
 #include "core/secrets.h"
+#include "evaluator/verdict.h"
 #include "providers/usage_json.h"
 
 namespace kf::agent {
@@ -45,7 +46,26 @@ struct Resumed {
   bool last_correct = false;
   std::optional<int> best_turn;
   double best_speedup = -1;
+  double best_peak_fraction = 0;  // the highest fraction of peak among the unit's correct kernels
+
+  // A correct kernel on `turn`: the best by speedup is the unit's best kernel.
+  void correct_kernel(int turn, double speedup, std::optional<double> peak_fraction) {
+    if (!best_turn || speedup > best_speedup) {
+      best_turn = turn;
+      best_speedup = speedup;
+    }
+    if (peak_fraction) best_peak_fraction = std::max(best_peak_fraction, *peak_fraction);
+  }
+  // loop.stop_at_peak_fraction: the unit's kernels have reached the target.
+  bool at_peak_target(const UnitSettings& s) const {
+    return s.stop_at_peak_fraction && best_peak_fraction >= *s.stop_at_peak_fraction;
+  }
 };
+
+std::optional<double> peak_fraction_of(const nlohmann::json& verdict) {
+  auto y = eval::Verdict::yardsticks_from_json(verdict);
+  return y.peak ? std::optional<double>(y.peak->fraction) : std::nullopt;
+}
 
 Result<Resumed> resume_state(const UnitJob& job) {
   Resumed st;
@@ -65,13 +85,7 @@ Result<Resumed> resume_state(const UnitJob& job) {
     st.attempts.push_back({reply.is_object() ? reply.value("answer", "") : "", r->feedback});
     st.next_turn = turn + 1;
     st.last_correct = r->correct();
-    if (st.last_correct) {
-      double sp = r->speedup().value_or(0.0);
-      if (!st.best_turn || sp > st.best_speedup) {
-        st.best_turn = turn;
-        st.best_speedup = sp;
-      }
-    }
+    if (st.last_correct) st.correct_kernel(turn, r->speedup().value_or(0.0), peak_fraction_of(r->verdict));
   }
   return st;
 }
@@ -118,6 +132,10 @@ Result<UnitOutcome> run_unit(const UnitJob& job) {
   if (!st.attempts.empty()) {
     if (st.last_correct && job.settings.stop_at_first_correct) {
       if (auto s = finish(job, st.next_turn - 1, "correct", st); !s) return s.error();
+      return UnitOutcome::done;
+    }
+    if (st.at_peak_target(job.settings)) {
+      if (auto s = finish(job, st.next_turn - 1, kPeakFractionReached, st); !s) return s.error();
       return UnitOutcome::done;
     }
     if (st.next_turn > turns) {
@@ -177,7 +195,7 @@ Result<UnitOutcome> run_unit(const UnitJob& job) {
       record.source = corpus::SourceRef{*src_path, sha256_hex(*ex.source)};
       const std::string abs_source = fs::absolute(fs::path(job.corpus->dir()) / *src_path).string();
       Judgment judged = job.judge->judge(*job.problem, abs_source);
-      verdict = std::move(judged.verdict);
+      verdict = eval::Verdict::with_primary_baseline(std::move(judged.verdict), job.settings.baseline);
       record.evaluator = judged.evaluator;
       if (verdict.value("verdict", "") == "harness_error") {
         auto r = record;
@@ -200,12 +218,13 @@ Result<UnitOutcome> run_unit(const UnitJob& job) {
     st.last_correct = verdict.value("correct", false);
     if (st.last_correct) {
       double sp = verdict.value("speedup", nlohmann::json()).is_number() ? verdict["speedup"].get<double>() : 0.0;
-      if (!st.best_turn || sp > st.best_speedup) {
-        st.best_turn = turn;
-        st.best_speedup = sp;
-      }
+      st.correct_kernel(turn, sp, peak_fraction_of(verdict));
       if (job.settings.stop_at_first_correct) {
         if (auto s = finish(job, turn, "correct", st); !s) return s.error();
+        return UnitOutcome::done;
+      }
+      if (st.at_peak_target(job.settings)) {
+        if (auto s = finish(job, turn, kPeakFractionReached, st); !s) return s.error();
         return UnitOutcome::done;
       }
     }

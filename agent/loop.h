@@ -55,7 +55,13 @@ struct UnitSettings {
   int turns = 5;
   bool stop_at_first_correct = true;
   int keep_last_attempts = 0;
+  // End the unit once a correct kernel reaches this fraction of the roofline (0-1]; unset: never.
+  std::optional<double> stop_at_peak_fraction;
+  std::string baseline = "eager";  // the primary baseline of this configuration's speedups (evaluation.baseline)
 };
+
+// The unit_done reason when loop.stop_at_peak_fraction ended it.
+inline constexpr const char* kPeakFractionReached = "peak_fraction_reached";
 
 enum class UnitOutcome {
   done,             // finished: a correct kernel (stop at first) or all turns used

@@ -72,9 +72,14 @@ std::vector<std::string> manifest_changes(const nlohmann::json& old_in, const nl
         changes.push_back(std::string(group == std::string("configs") ? "configuration" : "problem") + " '" + name +
                           "' changed (" + now.value("path", "") + ")");
       for (const char* key : {"samples", "turns", "stop_at_first_correct", "keep_last_attempts"})
-        if (was.contains(key) && was[key] != now[key])
+        if (was.contains(key) && was[key] != now.value(key, nlohmann::json()))
           changes.push_back("configuration '" + name + "': " + key + " was " + was[key].dump() + ", now " +
-                            now[key].dump());
+                            now.value(key, nlohmann::json()).dump());
+      // Recorded only when set (absent: unset, eager).
+      for (const char* key : {"stop_at_peak_fraction", "baseline"})
+        if (was.value(key, nlohmann::json()) != now.value(key, nlohmann::json()))
+          changes.push_back("configuration '" + name + "': " + key + " was " + was.value(key, nlohmann::json()).dump() +
+                            ", now " + now.value(key, nlohmann::json()).dump());
     }
   }
   return changes;

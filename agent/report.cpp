@@ -11,6 +11,7 @@
 
 #include "agent/category.h"
 #include "core/format.h"
+#include "evaluator/verdict.h"
 
 namespace kf::agent {
 namespace {
@@ -60,6 +61,27 @@ int ConfigSummary::provider_failures_total() const {
   int n = 0;
   for (const auto& [k, v] : provider_failures) n += v;
   return n;
+}
+
+Distribution distribution(std::vector<double> values) {
+  Distribution d;
+  d.n = static_cast<int>(values.size());
+  if (values.empty()) return d;
+  std::sort(values.begin(), values.end());
+  auto at = [&](double q) {  // linear interpolation between closest ranks
+    const double pos = q * static_cast<double>(values.size() - 1);
+    const size_t lo = static_cast<size_t>(pos);
+    const size_t hi = std::min(lo + 1, values.size() - 1);
+    return values[lo] + (values[hi] - values[lo]) * (pos - static_cast<double>(lo));
+  };
+  d.median = median(values);
+  d.p25 = at(0.25);
+  d.p75 = at(0.75);
+  return d;
+}
+
+nlohmann::json Distribution::to_json() const {
+  return {{"n", n}, {"median", opt_json(median)}, {"p25", opt_json(p25)}, {"p75", opt_json(p75)}};
 }
 
 std::vector<ConfigSummary> summarize(const corpus::Corpus& corpus, const VerifiedSpeedupRule& rule) {
@@ -128,6 +150,15 @@ std::vector<ConfigSummary> summarize(const corpus::Corpus& corpus, const Verifie
       if (u.best) {
         outcome.best_turn = u.best->turn;
         outcome.judgement = rule.judge(*u.best);
+        const auto y = eval::Verdict::yardsticks_from_json(u.best->verdict);
+        for (const auto& [bname, b] : y.baselines) {
+          if (b.speedup) outcome.speedup_over[bname] = *b.speedup;
+          if (b.peak) outcome.baseline_peak_fraction[bname] = b.peak->fraction;
+        }
+        if (y.peak) {
+          outcome.peak_fraction = y.peak->fraction;
+          outcome.bound_by = y.peak->bound_by;
+        }
       }
       s.outcomes.push_back(outcome);
       auto& cat = s.categories[outcome.category];
@@ -165,6 +196,16 @@ std::vector<ConfigSummary> summarize(const corpus::Corpus& corpus, const Verifie
     for (const auto& o : s.outcomes)
       if (o.first_correct_turn)
         for (int t = std::max(*o.first_correct_turn, 1); t <= max_turn; ++t) s.correct_by_turn[t - 1]++;
+    std::map<std::string, std::vector<double>> over, base_peaks;
+    std::vector<double> peaks;
+    for (const auto& o : s.outcomes) {
+      for (const auto& [bname, sp] : o.speedup_over) over[bname].push_back(sp);
+      for (const auto& [bname, f] : o.baseline_peak_fraction) base_peaks[bname].push_back(f);
+      if (o.peak_fraction) peaks.push_back(*o.peak_fraction);
+    }
+    for (const auto& [bname, v] : over) s.median_speedup_over[bname] = median(v);
+    for (const auto& [bname, v] : base_peaks) s.baseline_peak_fraction[bname] = distribution(v);
+    s.peak_fraction = distribution(peaks);
     s.median_speedup = median(best_speedups);
     s.geomean_speedup = geometric_mean(best_speedups);
     s.median_speedup_of_wins = median(wins);
@@ -206,6 +247,11 @@ nlohmann::json ConfigSummary::to_json() const {
   j["median_speedup"] = opt_json(median_speedup);
   j["geomean_speedup"] = opt_json(geomean_speedup);
   j["median_speedup_of_wins"] = opt_json(median_speedup_of_wins);
+  j["median_speedup_over"] = nlohmann::json::object();
+  for (const auto& [bname, m] : median_speedup_over) j["median_speedup_over"][bname] = opt_json(m);
+  j["peak_fraction"] = peak_fraction.to_json();
+  j["baseline_peak_fraction"] = nlohmann::json::object();
+  for (const auto& [bname, d] : baseline_peak_fraction) j["baseline_peak_fraction"][bname] = d.to_json();
   nlohmann::json cats = nlohmann::json::object();
   for (const auto& [name, c] : categories)
     cats[name] = {{"units", c.units},       {"correct", c.correct},
@@ -235,7 +281,11 @@ nlohmann::json ConfigSummary::to_json() const {
          {"best_speedup", opt_json(o.best_speedup)},
          {"interval", jd.interval ? nlohmann::json::array({jd.interval->low, jd.interval->high}) : nlohmann::json()},
          {"reverify_status", jd.reverify_status ? nlohmann::json(*jd.reverify_status) : nlohmann::json()},
-         {"speedup_check", to_string(jd.check)}});
+         {"speedup_check", to_string(jd.check)},
+         {"speedup_over", o.speedup_over},
+         {"peak_fraction", opt_json(o.peak_fraction)},
+         {"bound_by", o.bound_by.empty() ? nlohmann::json() : nlohmann::json(o.bound_by)},
+         {"baseline_peak_fraction", o.baseline_peak_fraction}});
   }
   j["units_detail"] = units_json;
   return j;

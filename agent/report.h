@@ -20,6 +20,14 @@ struct CategorySummary {
   std::optional<double> median_speedup;
 };
 
+// The spread of a figure over units: how many, the median and the quartiles.
+struct Distribution {
+  int n = 0;
+  std::optional<double> median, p25, p75;
+  nlohmann::json to_json() const;
+};
+Distribution distribution(std::vector<double> values);
+
 // One unit with at least one reply: what its conversation reached.
 struct UnitOutcome {
   std::string problem;
@@ -29,6 +37,12 @@ struct UnitOutcome {
   std::optional<int> best_turn;           // turn of the best correct kernel (corpus "best")
   std::optional<double> best_speedup;     // its speedup, when timed
   SpeedupJudgement judgement;             // the verified-speedup rule on the best kernel
+  // The yardsticks of the best kernel (docs/evaluator.md, "Yardsticks"): its speedup over each baseline timed
+  // (eager, compile), its fraction of peak and the resource that bounds it, and each baseline's fraction.
+  std::map<std::string, double> speedup_over;
+  std::optional<double> peak_fraction;
+  std::string bound_by;
+  std::map<std::string, double> baseline_peak_fraction;
 };
 
 // Percentages are over units: (problem, sample) pairs that got at least one model reply. With one
@@ -54,6 +68,11 @@ struct ConfigSummary {
   std::optional<double> geomean_speedup;
   std::optional<double> median_speedup_of_wins;  // over units faster than the baseline
   std::map<std::string, CategorySummary> categories;
+  // Over units' best kernels: the median speedup over each baseline, the fraction of peak of the kernels and
+  // of each baseline on the same problems.
+  std::map<std::string, std::optional<double>> median_speedup_over;
+  Distribution peak_fraction;
+  std::map<std::string, Distribution> baseline_peak_fraction;
   int evaluations = 0;
   int64_t tokens = 0;          // input + output + reasoning, provider failures included
   double cost_usd = 0;

@@ -17,6 +17,24 @@ std::string fmt_opt(const std::optional<double>& v, int decimals, const std::str
   return v ? format_fixed(*v, decimals) + suffix : "-";
 }
 
+// "42% [31-55%] (n 6)": a fraction of peak's median and quartiles over units, as percentages.
+std::string peak_text(const Distribution& d) {
+  if (!d.median) return "-";
+  auto pct = [](double f) { return format_significant(f * 100, 3); };
+  return pct(*d.median) + "% [" + pct(d.p25.value_or(0)) + "-" + pct(d.p75.value_or(0)) + "%] (n " +
+         std::to_string(d.n) + ")";
+}
+
+std::string speedup_over_text(const ConfigSummary& s, const std::string& baseline) {
+  auto it = s.median_speedup_over.find(baseline);
+  return it == s.median_speedup_over.end() ? "-" : fmt_opt(it->second, 3, "x");
+}
+
+std::string baseline_peak_text(const ConfigSummary& s, const std::string& baseline) {
+  auto it = s.baseline_peak_fraction.find(baseline);
+  return it == s.baseline_peak_fraction.end() ? "-" : peak_text(it->second);
+}
+
 }  // namespace
 
 std::optional<ReportFormat> parse_report_format(const std::string& text) {
@@ -79,6 +97,8 @@ std::string csv(const std::vector<ConfigSummary>& ss) {
        "cost_per_correct,kernel_failures,provider_failures,harness_failures,unverified_no_spread,"
        "unverified_within_spread,unverified_not_held,unverified_inputs_repeated,reverify_file";
   for (const auto& cat : known_categories()) o << ",correct/units:" << cat;
+  o << ",median_speedup_over_eager,median_speedup_over_compile,peak_fraction_median,peak_fraction_p25,"
+       "peak_fraction_p75,eager_peak_fraction_median,compile_peak_fraction_median";
   o << "\n";
   for (const auto& s : ss) {
     auto frac = [&](int n) { return format_fixed(s.units ? static_cast<double>(n) / s.units : 0.0, 4); };
@@ -101,6 +121,16 @@ std::string csv(const std::vector<ConfigSummary>& ss) {
       auto it = s.categories.find(cat);
       o << ",";
       if (it != s.categories.end()) o << it->second.correct << "/" << it->second.units;
+    }
+    for (const char* b : {"eager", "compile"}) {
+      auto it = s.median_speedup_over.find(b);
+      o << "," << (it == s.median_speedup_over.end() ? "-" : fmt_opt(it->second, 4));
+    }
+    o << "," << fmt_opt(s.peak_fraction.median, 4) << "," << fmt_opt(s.peak_fraction.p25, 4) << ","
+      << fmt_opt(s.peak_fraction.p75, 4);
+    for (const char* b : {"eager", "compile"}) {
+      auto it = s.baseline_peak_fraction.find(b);
+      o << "," << (it == s.baseline_peak_fraction.end() ? "-" : fmt_opt(it->second.median, 4));
     }
     o << "\n";
   }
@@ -151,6 +181,11 @@ std::vector<ReportTable> report_tables(const std::vector<ConfigSummary>& ss) {
       {"median speedup (correct)", [](const ConfigSummary& s) { return fmt_opt(s.median_speedup, 3, "x"); }},
       {"geomean speedup (correct)", [](const ConfigSummary& s) { return fmt_opt(s.geomean_speedup, 3, "x"); }},
       {"median speedup (faster units)", [](const ConfigSummary& s) { return fmt_opt(s.median_speedup_of_wins, 3, "x"); }},
+      {"median speedup over eager", [](const ConfigSummary& s) { return speedup_over_text(s, "eager"); }},
+      {"median speedup over torch.compile", [](const ConfigSummary& s) { return speedup_over_text(s, "compile"); }},
+      {"fraction of peak: kernels, median [p25-p75]", [](const ConfigSummary& s) { return peak_text(s.peak_fraction); }},
+      {"fraction of peak: eager", [](const ConfigSummary& s) { return baseline_peak_text(s, "eager"); }},
+      {"fraction of peak: torch.compile", [](const ConfigSummary& s) { return baseline_peak_text(s, "compile"); }},
       {"evaluations", [](const ConfigSummary& s) { return std::to_string(s.evaluations); }},
       {"tokens", [](const ConfigSummary& s) { return std::to_string(s.tokens); }},
       {"cost", [](const ConfigSummary& s) { return "$" + format_fixed(s.cost_usd, 4); }},
@@ -197,7 +232,12 @@ std::vector<std::string> report_notes(const std::vector<ConfigSummary>& ss) {
   std::vector<std::string> notes = {
       "Verified speedups: the unit's best correct kernel has a speedup interval [baseline p10 / kernel p90, "
       "baseline p90 / kernel p10] whose lower end is above 1.0 and, where `kforge reverify` re-judged that kernel, "
-      "the claim held there. \"Faster than baseline (unverified)\" counts every best speedup above 1.0."};
+      "the claim held there. \"Faster than baseline (unverified)\" counts every best speedup above 1.0.",
+      "Speedups and fast_p are over each configuration's primary baseline (evaluation.baseline: eager unless set); "
+      "the rows \"over eager\" and \"over torch.compile\" give both where they were timed. Fraction of peak: the "
+      "roofline bound (minimum bytes at the memory peak, or counted FLOPs at the compute peak, whichever is "
+      "longer) / the measured time, of each unit's best kernel and of the baselines on the same problems "
+      "(docs/evaluator.md, \"Yardsticks\")."};
   std::set<std::string> files;
   bool any_without = false;
   for (const auto& s : ss) {

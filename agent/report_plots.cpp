@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <map>
+#include <set>
+#include <tuple>
 
 #include "core/format.h"
 
@@ -248,6 +251,78 @@ Plot speedups_by_category(const std::vector<ConfigSummary>& ss) {
   return b.finish("no unit has a timed correct kernel yet");
 }
 
+Plot peak_fraction_by_problem(const std::vector<ConfigSummary>& ss) {
+  PlotBuilder b("peak_fraction", "Fraction of peak per problem: kernels against the baselines",
+                "Per problem, the roofline bound (the minimum bytes moved at the memory peak, or the counted FLOPs at "
+                "the compute peak, whichever is longer) divided by the measured median time, in percent: each "
+                "configuration's best kernel (its colour; the mean over samples), and the eager and torch.compile "
+                "baselines on the same problem (docs/evaluator.md, \"Yardsticks\").");
+  auto cs = plotted(ss);
+  // Problems with any fraction of peak, in name order; the baselines' fractions are the problem's, whichever
+  // unit recorded them.
+  std::map<std::string, std::map<std::string, std::vector<double>>> baselines;
+  std::set<std::string> names;
+  for (const auto& [i, s] : cs)
+    for (const auto& o : s->outcomes) {
+      if (o.peak_fraction) names.insert(o.problem);
+      for (const auto& [bname, f] : o.baseline_peak_fraction) {
+        names.insert(o.problem);
+        baselines[o.problem][bname].push_back(f);
+      }
+    }
+  const std::vector<std::string> problems(names.begin(), names.end());
+  auto mean = [](const std::vector<double>& v) {
+    double t = 0;
+    for (double x : v) t += x;
+    return v.empty() ? 0.0 : t / static_cast<double>(v.size());
+  };
+  b.set(kCommon);
+  b.set("set ylabel 'fraction of peak (%)'\nset yrange [0:*]");
+  b.set("set xrange [0.4:" + num(static_cast<double>(problems.size()) + 0.6) + "]");
+  std::string tics = "set xtics (";
+  for (size_t k = 0; k < problems.size(); ++k)
+    tics += (k ? ", " : "") + gnuplot_quote(problems[k], 30) + " " + std::to_string(k + 1);
+  b.set(tics + ")");
+  if (problems.size() > 3) b.set("set xtics rotate by -35");
+  const size_t series = cs.size() + 2;
+  const double w = std::min(0.18, 0.8 / static_cast<double>(series));
+  auto x_of = [&](size_t problem, size_t k) {
+    return static_cast<double>(problem + 1) + (static_cast<double>(k) - (static_cast<double>(series) - 1) / 2) * w;
+  };
+  for (size_t c = 0; c < cs.size(); ++c) {
+    const auto& [i, s] = cs[c];
+    std::map<std::string, std::vector<double>> per_problem;
+    for (const auto& o : s->outcomes)
+      if (o.peak_fraction && std::isfinite(*o.peak_fraction)) per_problem[o.problem].push_back(*o.peak_fraction);
+    Datablock d{"$peak" + std::to_string(i), {}};
+    for (size_t p = 0; p < problems.size(); ++p)
+      if (auto it = per_problem.find(problems[p]); it != per_problem.end())
+        d.rows.push_back({x_of(p, c), 100 * mean(it->second)});
+    if (d.rows.empty()) continue;
+    b.data(d);
+    b.clause(d.name + " using 1:2:(" + num(w * 0.9) + ") with boxes fill solid 0.85 " + colour(config_colour(i)),
+             column_name(*s));
+    b.has_data();
+  }
+  const std::vector<std::tuple<std::string, std::string, const char*>> kinds = {
+      {"eager", "eager PyTorch", "#bbbbbb"}, {"compile", "torch.compile", "#555555"}};
+  for (size_t k = 0; k < kinds.size(); ++k) {
+    const auto& [bname, label, col] = kinds[k];
+    Datablock d{"$peak_" + bname, {}};
+    for (size_t p = 0; p < problems.size(); ++p) {
+      auto it = baselines.find(problems[p]);
+      if (it == baselines.end() || !it->second.count(bname)) continue;
+      const double f = mean(it->second.at(bname));
+      if (std::isfinite(f)) d.rows.push_back({x_of(p, cs.size() + k), 100 * f});
+    }
+    if (d.rows.empty()) continue;
+    b.data(d);
+    b.clause(d.name + " using 1:2:(" + num(w * 0.9) + ") with boxes fill pattern 4 " + colour(col), label);
+    b.has_data();
+  }
+  return b.finish("no correct kernel has a fraction of peak yet (older corpora recorded none)");
+}
+
 Plot correct_by_turn(const std::vector<ConfigSummary>& ss) {
   PlotBuilder b("correct_by_turn", "Share of units correct by turn",
                 "For each turn t of the refinement conversation: the share of units that have a correct kernel at "
@@ -385,6 +460,7 @@ std::string gnuplot_quote(const std::string& text, size_t max_chars) {
 
 std::vector<Plot> report_plots(const std::vector<ConfigSummary>& ss) {
   return {headline(ss),        fast_p(ss),           speedups_by_config(ss), speedups_by_category(ss),
+          peak_fraction_by_problem(ss),
           correct_by_turn(ss), per_correct(ss, true), per_correct(ss, false), verdicts(ss)};
 }
 

@@ -146,6 +146,15 @@ void add_agent_commands(CLI::App& app, Registry& registry) {
   run->add_flag("--allow-vendor-libs", opts->allow_vendor_libs, "Allow cuBLAS, cuDNN and other vendor libraries");
   run->add_flag("--allow-reduced-precision", opts->allow_reduced_precision,
                 "Accept TF32/fp16/bf16 arithmetic on fp32 problems (only flagged)");
+  run->add_option("--baseline", opts->baseline,
+                  "Primary baseline of every configuration's speedups, eager or compile (default: each "
+                  "configuration's evaluation.baseline)")
+      ->check(CLI::IsMember({"eager", "compile"}));
+  run->add_option("--compile-baseline", opts->compile_baseline,
+                  "Also time torch.compile of each reference: auto (on on cuda, off on host), on or off")
+      ->check(CLI::IsMember({"auto", "on", "off"}));
+  run->add_option("--compile-mode", opts->compile_mode, "torch.compile mode of the compile baseline: default or max-autotune")
+      ->check(CLI::IsMember({"default", "max-autotune"}));
   run->add_option("--compile-jobs", opts->compile_jobs, "Parallel compiles (default: CPU threads)");
   run->add_option("--timing-budget-ms", opts->timing_budget_ms,
                   "Measured time per timing loop before stopping (default: the evaluator's)")

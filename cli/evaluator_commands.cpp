@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "cli/commands.h"
+#include "core/format.h"
 #include "evaluator/evaluator.h"
 
 namespace kf::cli {
@@ -11,6 +12,7 @@ namespace {
 
 struct EvalArgs {
   std::string problem, candidate, backend = "cuda", precision = "fp32", python, cache_dir, gpu_arch, work_root;
+  std::string baseline = "eager", compile_baseline = "auto", compile_mode = "default";
   int trials = 3;
   int64_t seed = -1;  // -1: drawn per evaluation
   bool json = false, allow_vendor = false, no_timing = false, allow_reduced_precision = false;
@@ -21,9 +23,33 @@ void print_human(const eval::Verdict& v) {
   std::cout << "verdict: " << v.verdict << "\n";
   for (const auto& r : v.reasons) std::cout << "  [" << r.code << "] " << r.detail << "\n";
   if (v.time_ms) std::cout << "time: " << *v.time_ms << " ms";
-  if (v.ref_time_ms) std::cout << "  baseline: " << *v.ref_time_ms << " ms";
+  if (v.ref_time_ms) std::cout << "  baseline (" << v.baseline << "): " << *v.ref_time_ms << " ms";
   if (v.speedup) std::cout << "  speedup: " << *v.speedup << "x";
   if (v.time_ms) std::cout << "\n";
+  for (const std::string name : {"eager", "compile"}) {
+    auto it = v.baselines.find(name);
+    if (it == v.baselines.end()) continue;
+    const auto& b = it->second;
+    std::cout << "  " << name << ": ";
+    if (b.time_ms) std::cout << *b.time_ms << " ms" << (b.speedup ? ", speedup " + format_significant(*b.speedup, 4) + "x" : "");
+    else std::cout << "no time (" << b.error.substr(0, b.error.find('\n')) << "; the whole message is in --json)";
+    if (b.peak) std::cout << ", " << eval::percent_of_bound(*b.peak);
+    if (name != "eager" && b.time_ms)
+      std::cout << " (compiled in " << format_significant(b.compile_s, 3) << " s" << (b.compile_cached ? ", cached" : "")
+                << ", outside the timings)";
+    std::cout << "\n";
+  }
+  if (v.roofline) {
+    const auto& w = v.roofline->work;
+    std::cout << "roofline: " << format_significant(w.bytes, 4) << " bytes, " << format_significant(w.matmul_flops(), 4)
+              << " matmul FLOPs + " << format_significant(w.other_flops, 4) << " other per call; "
+              << eval::describe_peaks(v.roofline->peaks) << "\n";
+    if (!v.roofline->peaks.note.empty()) std::cout << "  (" << v.roofline->peaks.note << ")\n";
+    if (!v.roofline->error.empty()) std::cout << "  " << v.roofline->error << "\n";
+  }
+  if (v.peak)
+    std::cout << "fraction of peak: " << eval::percent_of_bound(*v.peak) << " (" << format_significant(v.peak->achieved_gbps, 4)
+              << " GB/s, " << format_significant(v.peak->achieved_tflops, 4) << " TFLOP/s achieved)\n";
   if (!v.flags.empty()) {
     std::cout << "flags:";
     for (const auto& f : v.flags) std::cout << " " << f;
@@ -52,7 +78,14 @@ void add_evaluator_commands(CLI::App& app, Registry& registry) {
   ev->add_option("--gpu-arch", args->gpu_arch, "target architecture, e.g. sm_90a (default: detected)");
   ev->add_option("--work-root", args->work_root, "where private evaluation folders go (default /dev/shm)");
   ev->add_option("--timeout", args->timeout_s, "seconds the candidate may run in all (default 120)");
-  ev->add_flag("--no-timing", args->no_timing, "correctness only: skip timing and the baseline");
+  ev->add_flag("--no-timing", args->no_timing, "correctness only: skip timing and the baselines");
+  ev->add_option("--baseline", args->baseline, "the primary baseline, whose speedup is the verdict's: eager or compile")
+      ->check(CLI::IsMember({"eager", "compile"}));
+  ev->add_option("--compile-baseline", args->compile_baseline,
+                 "also time torch.compile of the reference: auto (on on cuda, off on host), on or off")
+      ->check(CLI::IsMember({"auto", "on", "off"}));
+  ev->add_option("--compile-mode", args->compile_mode, "torch.compile mode of the compile baseline: default or max-autotune")
+      ->check(CLI::IsMember({"default", "max-autotune"}));
   ev->add_option("--seed", args->seed,
                  "seed of the first trial, for an exact rerun (default: drawn per evaluation, in checks.seed)")
       ->check(CLI::NonNegativeNumber);
@@ -75,6 +108,9 @@ void add_evaluator_commands(CLI::App& app, Registry& registry) {
     o.runner_timeout_s = args->timeout_s;
     o.time_candidate = !args->no_timing;
     if (args->seed >= 0) o.seed = static_cast<uint64_t>(args->seed);
+    o.baseline = args->baseline;
+    o.compile_baseline = args->compile_baseline;
+    o.compile_mode = args->compile_mode;
     auto e = eval::Evaluator::create(o);
     if (!e.ok()) {
       std::cerr << "error: " << e.error().message << "\n";

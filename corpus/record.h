@@ -140,7 +140,7 @@ struct Record {
   std::optional<ProviderErrorInfo> error;  // provider_failure
 
   // unit_done
-  std::string reason;  // correct | turns_exhausted
+  std::string reason;  // correct | peak_fraction_reached | turns_exhausted
   int turns_used = 0;
   std::optional<int> best_turn;
 

@@ -444,18 +444,9 @@ Verdict Evaluator::Impl::evaluate(const std::string& problem, const Compiled& co
   if (v.correct && timing_plan && v.time_ms) {
     const int64_t bytes = timed_trial_bytes;
     v.checks["bytes_moved"] = bytes;
-    if (opt.measure_baseline) {
-      auto base = baseline(*timing_plan, kb);
-      phase("baseline");
-      if (base.ok()) {
-        v.checks["timing"]["baseline"] = *base;
-        v.ref_time_ms = base->value("median_ms", 0.0);
-        if (*v.time_ms > 0) v.speedup = *v.ref_time_ms / *v.time_ms;
-        if (v.speedup && *v.speedup > opt.suspicious_speedup) v.flags.push_back("suspicious_speedup");
-      } else {
-        v.checks["timing"]["baseline_error"] = base.error().message;
-      }
-    }
+    // The seeds announced at setup: those whose shapes the timed rounds drew (docs/evaluator.md, "Yardsticks").
+    measure_yardsticks(v, *timing_plan, kb, seeds);
+    phase("yardsticks");
     if (opt.backend == Backend::cuda) {
       if (!bandwidth) {
         auto bw = ask({{"op", "bandwidth"}});

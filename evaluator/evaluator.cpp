@@ -67,6 +67,16 @@ Result<std::unique_ptr<Evaluator>> Evaluator::create(const EvaluatorOptions& opt
   if (o.precision != "fp32" && o.precision != "fp16" && o.precision != "bf16")
     return make_error("usage.precision", "unknown precision '" + o.precision + "': use fp32, fp16 or bf16");
   if (o.trials < 3) return make_error("usage.trials", "--trials must be at least 3 (got " + std::to_string(o.trials) + ")");
+  if (o.baseline != "eager" && o.baseline != "compile")
+    return make_error("usage.baseline", "unknown baseline '" + o.baseline + "': use eager or compile");
+  if (o.compile_baseline != "auto" && o.compile_baseline != "on" && o.compile_baseline != "off")
+    return make_error("usage.compile_baseline",
+                      "unknown compile-baseline setting '" + o.compile_baseline + "': use auto, on or off");
+  if (o.compile_mode != "default" && o.compile_mode != "max-autotune")
+    return make_error("usage.compile_mode",
+                      "unknown torch.compile mode '" + o.compile_mode + "': use default or max-autotune");
+  if (o.baseline == "compile" && o.compile_baseline == "off")
+    return make_error("usage.baseline", "the primary baseline is compile, but the compile baseline is off");
   if (o.python.empty()) o.python = default_python();
   if (o.cuda_home.empty()) {
     const char* c = std::getenv("CUDA_HOME");
@@ -97,6 +107,10 @@ Result<std::unique_ptr<Evaluator>> Evaluator::create(const EvaluatorOptions& opt
   impl->oracle_log = tmpl + "/oracle.log";
   std::map<std::string, std::string> oracle_env;
   if (!o.cuda_visible_devices.empty()) oracle_env["CUDA_VISIBLE_DEVICES"] = o.cuda_visible_devices;
+  // torch.compile's artifacts (the compile baseline) outlive the oracle in kforge's cache, per machine.
+  // Absolute: the oracle runs in a private folder of its own.
+  if (!std::getenv("TORCHINDUCTOR_CACHE_DIR"))
+    oracle_env["TORCHINDUCTOR_CACHE_DIR"] = (fs::absolute(o.cache_dir) / "inductor").string();
   impl->oracle = std::make_unique<OracleClient>(o.python, script, impl->oracle_log, std::move(oracle_env));
   return std::unique_ptr<Evaluator>(new Evaluator(std::move(impl)));
 }
@@ -215,6 +229,15 @@ Result<std::vector<TrivialReport>> Evaluator::Impl::trivial_reports(const nlohma
     out.push_back(tr);
   }
   return out;
+}
+
+Result<Roofline> Evaluator::roofline(const std::string& problem_path) {
+  std::lock_guard lock(impl_->eval_mutex);
+  auto l = impl_->load(problem_path);
+  if (!l.ok()) return l.error();
+  nlohmann::json seeds = nlohmann::json::array();
+  for (int k = 0; k < impl_->opt.trials; ++k) seeds.push_back(impl_->opt.seed + static_cast<uint64_t>(k));
+  return impl_->problem_roofline(seeds);
 }
 
 Result<BaselineTiming> Evaluator::time_baseline(const std::string& problem_path) {

@@ -73,6 +73,15 @@ struct EvaluatorOptions {
   // (incorrect.reduced_precision); allowed, its failure is only flagged ("reduced_precision").
   bool allow_reduced_precision = false;
   bool measure_baseline = true;
+  // The yardsticks (docs/evaluator.md, "Yardsticks"). `baseline`: the primary one (its speedup is the verdict's
+  // `speedup`, which fast_p and "verified" use): eager | compile. `compile_baseline`: also time torch.compile of
+  // the reference (on | off | auto: on on cuda, off on the host, where inductor's g++ builds take minutes a
+  // problem); a compile primary turns it on. `compile_mode`: torch.compile's mode, default | max-autotune.
+  std::string baseline = "eager";
+  std::string compile_baseline = "auto";
+  std::string compile_mode = "default";
+  // Fraction of peak: the roofline's work and the device's peaks are measured for every correct candidate.
+  bool roofline = true;
   // Time the eager baseline with cuDNN TF32 allowed (torch's default, KernelBench's conditions) instead
   // of with TF32 off like the reference. For comparisons with figures measured under torch defaults only:
   // candidates must meet fp32 accuracy, so the default baseline is held to it too.
@@ -164,6 +173,10 @@ class Evaluator {
   Result<std::vector<TrivialReport>> kernelbench_trivial_stats(const std::string& problem_path, int trial,
                                                               int trials,
                                                               const std::vector<double>& allclose_tolerances);
+
+  // The roofline's work of a problem per trial shape (seeds: the evaluation's first `trials` seeds), and this
+  // device's peaks (docs/evaluator.md, "Yardsticks").
+  Result<Roofline> roofline(const std::string& problem_path);
 
   // The eager baseline alone (no candidate), with the options' timing settings.
   Result<BaselineTiming> time_baseline(const std::string& problem_path);

@@ -154,7 +154,20 @@ struct Evaluator::Impl {
   // The eager baseline's timing; `copies_outputs`: each call's results copied into buffers inside the timed
   // calls, as a kernelbench runner does with ModelNew's (cached apart from the plain baseline).
   // Timed on a clean device only: checked before and after (device_check.h), retimed up to three times.
-  Result<nlohmann::json> baseline(const Plan& plan, bool copies_outputs = false);
+  Result<nlohmann::json> baseline(const Plan& plan, bool copies_outputs = false, const std::string& which = "eager");
+  // The yardsticks of a correct, timed candidate (yardsticks.cpp): every baseline the options name, timed, the
+  // primary one's speedup as the verdict's, the roofline and each time's fraction of peak. `seeds`: the
+  // evaluation's trial seeds (the shapes its calls had).
+  void measure_yardsticks(Verdict& v, const Plan& plan, bool copies_outputs, const nlohmann::json& seeds);
+  bool times_compile_baseline() const;
+  // torch.compile of the loaded problem's reference in opt.compile_mode (per problem, cached here and in the
+  // oracle): the oracle's answer (compiled, error, compile_s); *cached: compiled by an earlier evaluation.
+  Result<nlohmann::json> compile_reference(const Plan& plan, bool* cached);
+  Result<Roofline> problem_roofline(const nlohmann::json& seeds);
+  Result<DevicePeaks> device_peaks_measured();
+  std::map<std::string, nlohmann::json> compiled_references;  // per problem_key|mode
+  std::map<std::string, Roofline> rooflines;                  // per problem_key
+  std::optional<DevicePeaks> peaks;
   // The finished runners' process ids and whether their trees were found empty: the device check before the
   // baseline and before the next candidate watches them.
   std::vector<int> runner_pids;

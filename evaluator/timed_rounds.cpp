@@ -163,14 +163,16 @@ Result<DeviceState> Evaluator::Impl::check_device() {
   return device_state(*r, gone);
 }
 
-Result<nlohmann::json> Evaluator::Impl::baseline(const Plan& p, bool copies_outputs) {
-  const std::string key = problem_key + (opt.baseline_cudnn_tf32 ? "|tf32" : "") + (copies_outputs ? "|copies" : "");
+Result<nlohmann::json> Evaluator::Impl::baseline(const Plan& p, bool copies_outputs, const std::string& which) {
+  const std::string mode = which == "eager" ? "" : "|" + which + ":" + opt.compile_mode;
+  const std::string key =
+      problem_key + (opt.baseline_cudnn_tf32 ? "|tf32" : "") + (copies_outputs ? "|copies" : "") + mode;
   if (auto it = baselines.find(key); it != baselines.end()) return it->second;
   auto time = [&]() -> Result<nlohmann::json> {
     TimingPolicy policy(policy_options());
     while (!policy.done()) {
       auto r = ask({{"op", "baseline_round"}, {"slots", p.slots}, {"cudnn_tf32", opt.baseline_cudnn_tf32},
-                    {"copy_outputs", copies_outputs}});
+                    {"copy_outputs", copies_outputs}, {"baseline", which}, {"mode", opt.compile_mode}});
       if (!r.ok()) return r.error();
       policy.add(r->value("ms", 0.0), r->value("calls", p.slots));
     }

@@ -22,34 +22,6 @@ CandidateKind candidate_kind_of(const std::string& source_path) {
                                                                   : CandidateKind::kf_forward;
 }
 
-nlohmann::json Verdict::to_json() const {
-  nlohmann::json j;
-  j["problem"] = problem;
-  j["backend"] = backend;
-  j["candidate_kind"] = candidate_kind;
-  j["verdict"] = verdict;
-  j["correct"] = correct;
-  j["reasons"] = nlohmann::json::array();
-  for (const auto& r : reasons) j["reasons"].push_back({{"code", r.code}, {"detail", r.detail}});
-  j["checks"] = checks;
-  j["time_ms"] = time_ms ? nlohmann::json(*time_ms) : nlohmann::json(nullptr);
-  j["ref_time_ms"] = ref_time_ms ? nlohmann::json(*ref_time_ms) : nlohmann::json(nullptr);
-  j["speedup"] = speedup ? nlohmann::json(*speedup) : nlohmann::json(nullptr);
-  j["flags"] = flags;
-  j["compile_s"] = compile_s;
-  j["eval_s"] = eval_s;
-  j["compiler_output"] = compiler_output;
-  return j;
-}
-
-int Verdict::exit_code() const {
-  if (verdict == "correct") return 0;
-  for (const auto& r : reasons)
-    if (r.code.rfind("problem.", 0) == 0 || r.code.rfind("usage.", 0) == 0) return 2;
-  if (verdict == "harness_error") return 3;
-  return 1;
-}
-
 namespace {
 const char* abi_name(const std::string& dtype) {
   if (dtype == "float32") return "KF_FLOAT32";

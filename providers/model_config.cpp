@@ -101,6 +101,7 @@ using nlohmann::json;
 
 const std::set<std::string> kServers = {"vllm", "sglang", "ollama", "llamacpp", "deepseek", "openrouter"};
 const std::set<std::string> kEfforts = {"minimal", "low", "medium", "high"};
+const std::vector<std::string> kBaselines = {"eager", "compile"};
 
 // What a field must hold. `path_map` is an object whose values are file paths (prompt_overrides).
 enum class Type { string, integer, number, boolean, path_map };
@@ -190,7 +191,10 @@ const std::vector<Field>& fields() {
       {"loop", "samples", Type::integer, kAtLeastOne, false, into(&C::loop, &Lp::samples)},
       {"loop", "stop_at_first_correct", Type::boolean, {}, false, into(&C::loop, &Lp::stop_at_first_correct)},
       {"loop", "keep_last_attempts", Type::integer, kNonNegative, false, into(&C::loop, &Lp::keep_last_attempts)},
+      {"loop", "stop_at_peak_fraction", Type::number, {0, true, 1}, false,
+       into(&C::loop, &Lp::stop_at_peak_fraction)},
       {"evaluation", "allow_reduced_precision", Type::boolean, {}, false, into(&C::allow_reduced_precision)},
+      {"evaluation", "baseline", Type::string, {}, false, into(&C::baseline), &kBaselines},
       {"", "candidate_format", Type::string, {}, false,
        [](C& c, const json& v) { c.candidate_format = *candidate_format_from_string(v.get<std::string>()); },
        &candidate_format_names()},

@@ -73,6 +73,8 @@ struct LoopSettings {
   int samples = 1;
   bool stop_at_first_correct = true;
   int keep_last_attempts = 0;  // 0 = keep the whole conversation
+  // End a sample once a correct kernel reaches this fraction of the roofline (0-1]; unset: never.
+  std::optional<double> stop_at_peak_fraction;
 };
 
 struct ModelConfig {
@@ -91,6 +93,9 @@ struct ModelConfig {
   // evaluation.allow_reduced_precision: TF32/fp16/bf16 arithmetic accepted on fp32 problems (the evaluator's
   // precision trial only flags it). A campaign's configurations must agree (they share one evaluator).
   bool allow_reduced_precision = false;
+  // evaluation.baseline: the primary baseline of this configuration's speedups (fast_p, "verified"):
+  // eager | compile (docs/evaluator.md, "Yardsticks").
+  std::string baseline = "eager";
   CandidateFormat candidate_format = CandidateFormat::kf_forward;
   std::string raw_log_dir;     // "" = no raw exchange log
   std::optional<std::string> server;  // openai-compatible: "vllm"|"sglang"|"ollama"|"llamacpp"|"deepseek"|"openrouter"

@@ -214,6 +214,77 @@ TEST_F(Campaign, ScriptedConversationRecordsEveryTurnAndFeedsBackEachOutcome) {
   EXPECT_DOUBLE_EQ(rep["cost_usd"].get<double>(), 5.0);
 }
 
+TEST_F(Campaign, YardsticksReachCorpusFeedbackReportsAndThePeakStopRuleEndsEarly) {
+  // Both baselines (the compile one costs an inductor build of ReLU, cached under the test's XDG_CACHE_HOME)
+  // and a peak target every correct kernel reaches: the unit ends after its first correct kernel although
+  // stop_at_first_correct is off and four turns are allowed.
+  json u = {{"input", 1000}, {"output", 100}, {"reasoning", 10}};
+  start_server(json::array({{{"answer", kRelu}, {"usage", u}}, {{"answer", kRelu}, {"usage", u}},
+                            {{"answer", kRelu}, {"usage", u}}, {{"answer", kRelu}, {"usage", u}}}));
+  auto config = write_config("yardsticks", 4, /*stop_first=*/false);
+  json c = json::parse(read_text(config));
+  c["loop"]["stop_at_peak_fraction"] = 1e-9;
+  std::ofstream(config) << c.dump(2);
+  ASSERT_EQ(run("--config " + config + " --problems " + kDemo + "/1_demo_relu.py --compile-baseline on"), 0) << log();
+
+  auto rs = records();
+  auto evals = of_kind(rs, "evaluation");
+  ASSERT_EQ(evals.size(), 1u) << log();
+  auto done = of_kind(rs, "unit_done");
+  ASSERT_EQ(done.size(), 1u);
+  EXPECT_EQ(done[0]["reason"], "peak_fraction_reached");
+  EXPECT_EQ(requests().size(), 1u);
+
+  // The corpus record's verdict: both baselines timed, the roofline with measured host roofs, fractions.
+  const json& v = evals[0]["verdict"];
+  ASSERT_EQ(v["verdict"], "correct") << v.dump();
+  EXPECT_EQ(v["baseline"], "eager");
+  ASSERT_TRUE(v["baselines"]["eager"]["time_ms"].is_number()) << v["baselines"].dump();
+  ASSERT_TRUE(v["baselines"]["compile"]["time_ms"].is_number()) << v["baselines"].dump();
+  EXPECT_TRUE(v["baselines"]["compile"]["speedup"].is_number());
+  EXPECT_EQ(v["roofline"]["device"]["source"], "measured");
+  EXPECT_GT(v["roofline"]["work"]["bytes"].get<double>(), 0);
+  EXPECT_TRUE(v["peak"]["fraction"].is_number());
+  EXPECT_EQ(v["peak"]["bound_by"], "memory");
+  EXPECT_TRUE(v["baselines"]["eager"]["peak"]["fraction"].is_number());
+  EXPECT_TRUE(v["baselines"]["compile"]["peak"]["fraction"].is_number());
+  // The feedback the model would get next names both baselines and the fractions of peak.
+  const std::string fb = evals[0]["feedback"];
+  EXPECT_NE(fb.find("x over eager PyTorch"), std::string::npos) << fb;
+  EXPECT_NE(fb.find("x over torch.compile"), std::string::npos) << fb;
+  EXPECT_NE(fb.find("of the memory bound; eager PyTorch reaches"), std::string::npos) << fb;
+  EXPECT_NE(fb.find("torch.compile reaches"), std::string::npos) << fb;
+
+  // Text, json, html reports and compare show both baselines and the fraction of peak.
+  const std::string md_file = (dir_ / "report.md").string();
+  ASSERT_EQ(kf::testing::run_shell(kKforge + " report " + (dir_ / "run").string() + " >" + md_file).exit_code, 0);
+  const std::string md = read_text(md_file);
+  for (const char* row : {"| median speedup over eager |", "| median speedup over torch.compile |",
+                          "| fraction of peak: kernels, median [p25-p75] |", "| fraction of peak: eager |",
+                          "| fraction of peak: torch.compile |"}) {
+    const auto at = md.find(row);
+    ASSERT_NE(at, std::string::npos) << row << "\n" << md;
+    const std::string line = md.substr(at, md.find('\n', at) - at);
+    EXPECT_EQ(line.find("| - |"), std::string::npos) << line;  // a figure, not a dash
+  }
+  auto rep = kforge_json("report " + (dir_ / "run").string() + " --format json")["configurations"][0];
+  EXPECT_TRUE(rep["median_speedup_over"]["compile"].is_number()) << rep.dump();
+  EXPECT_EQ(rep["peak_fraction"]["n"], 1);
+  EXPECT_TRUE(rep["baseline_peak_fraction"]["compile"]["median"].is_number());
+  const std::string html_file = (dir_ / "report.html").string();
+  ASSERT_EQ(kf::testing::run_shell(kKforge + " report " + (dir_ / "run").string() + " --format html >" + html_file).exit_code,
+            0);
+  const std::string html = read_text(html_file);
+  EXPECT_NE(html.find("Fraction of peak per problem"), std::string::npos);
+  EXPECT_NE(html.find("data-series=\"torch.compile\""), std::string::npos);
+  EXPECT_NE(html.find("fraction of peak: torch.compile"), std::string::npos);
+  const std::string cmp_file = (dir_ / "compare.md").string();
+  ASSERT_EQ(kf::testing::run_shell(kKforge + " compare " + (dir_ / "run").string() + " " + (dir_ / "run").string() +
+                                   " >" + cmp_file).exit_code,
+            0);
+  EXPECT_NE(read_text(cmp_file).find("| fraction of peak: kernels, median [p25-p75] |"), std::string::npos);
+}
+
 json demo_script(double delay_s) {
   json script = json::parse(read_text(kDemo + "/mock-host.json"));
   for (auto& e : script) {

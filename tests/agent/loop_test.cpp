@@ -75,6 +75,21 @@ nlohmann::json verdict(const std::string& v, double speedup = 0) {
   return j;
 }
 
+// A correct verdict with both baselines and fractions of peak (the yardsticks of docs/evaluator.md).
+nlohmann::json yardstick_verdict(double speedup, double peak, double eager_peak, double compile_peak) {
+  auto j = verdict("correct", speedup);
+  auto frac = [](double f) {
+    return nlohmann::json{{"time_ms", 1.0}, {"memory_ms", f}, {"compute_ms", 0.0}, {"bound_ms", f},
+                          {"bound_by", "memory"}, {"fraction", f}, {"achieved_gbps", 1.0}, {"achieved_tflops", 0.0}};
+  };
+  j["baseline"] = "eager";
+  j["baselines"] = {{"eager", {{"time_ms", speedup}, {"speedup", speedup}, {"peak", frac(eager_peak)}}},
+                    {"compile", {{"time_ms", speedup / 2}, {"speedup", speedup / 2}, {"peak", frac(compile_peak)},
+                                 {"compile_s", 3.0}}}};
+  j["peak"] = frac(peak);
+  return j;
+}
+
 class LoopTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -165,6 +180,50 @@ TEST_F(LoopTest, StopsAtFirstCorrectAndResumeSkipsDoneUnit) {
   ASSERT_EQ(*run_unit(u), UnitOutcome::done);
   EXPECT_EQ(p.received.size(), 2u);  // no new call
   EXPECT_EQ(records().size(), 3u);
+}
+
+TEST_F(LoopTest, StopsOnceAKernelReachesThePeakFraction) {
+  FakeProvider p({kGood, kGood, kGood, kGood, kGood});
+  FakeJudge j({yardstick_verdict(1.2, 0.38, 0.71, 0.83), verdict("incorrect"), yardstick_verdict(2.0, 0.92, 0.71, 0.83),
+               yardstick_verdict(3.0, 0.99, 0.71, 0.83)});
+  auto u = job(p, j, 5, /*stop_first=*/false);
+  u.settings.stop_at_peak_fraction = 0.9;
+  ASSERT_EQ(*run_unit(u), UnitOutcome::done);
+  EXPECT_EQ(p.received.size(), 3u);  // turn 3 reached 92% of the bound: no turn 4
+  auto rs = records();
+  ASSERT_EQ(rs.size(), 4u);
+  EXPECT_EQ(rs[3].kind, corpus::Kind::unit_done);
+  EXPECT_EQ(rs[3].reason, "peak_fraction_reached");
+  EXPECT_EQ(rs[3].best_turn, 3);
+  // The feedback on a correct kernel names both baselines and where the headroom is.
+  const std::string& fb = rs[0].feedback;
+  EXPECT_NE(fb.find("1.200x over eager PyTorch"), std::string::npos) << fb;
+  EXPECT_NE(fb.find("0.600x over torch.compile"), std::string::npos) << fb;
+  EXPECT_NE(fb.find("reaches 38% of the memory bound; eager PyTorch reaches 71%; torch.compile reaches 83%"),
+            std::string::npos) << fb;
+
+  // Resumed after the last evaluation was recorded but before the unit was closed: closed for the same reason,
+  // without another model call.
+  std::vector<corpus::Record> prior(rs.begin(), rs.end() - 1);
+  FakeProvider p2({kGood});
+  auto u2 = job(p2, j, 5, false);
+  u2.settings.stop_at_peak_fraction = 0.9;
+  u2.prior_records = prior;
+  ASSERT_EQ(*run_unit(u2), UnitOutcome::done);
+  EXPECT_TRUE(p2.received.empty());
+  EXPECT_EQ(records().back().reason, "peak_fraction_reached");
+}
+
+TEST_F(LoopTest, FeedbackWithoutYardsticksSaysWhatIsUnknown) {
+  auto vars = correct_feedback_vars(verdict("correct", 1.5));
+  EXPECT_EQ(vars.at("speedups"), "1.500x over eager PyTorch (1.5000 ms)");
+  EXPECT_EQ(vars.at("compile_speedup"), "unknown");
+  EXPECT_EQ(vars.at("roofline"), "Its fraction of the hardware's peak is unknown.");
+  auto y = correct_feedback_vars(yardstick_verdict(2.0, 0.5, 0.25, 0.4));
+  EXPECT_EQ(y.at("peak_fraction"), "50%");
+  EXPECT_EQ(y.at("bound_by"), "memory");
+  EXPECT_EQ(y.at("compile_speedup"), "1.000");
+  EXPECT_EQ(y.at("baseline"), "eager PyTorch");
 }
 
 TEST_F(LoopTest, ProviderFailureThenResumeContinuesTheSameTurnWithTheConversation) {

@@ -41,8 +41,15 @@ TEST(ReportPlots, EveryFigureWithItsSeries) {
   std::vector<std::string> ids;
   for (const auto& p : plots) ids.push_back(p.id);
   EXPECT_EQ(ids, (std::vector<std::string>{"headline", "fast_p", "speedups_by_config", "speedups_by_category",
-                                           "correct_by_turn", "cost_per_correct", "tokens_per_correct", "verdicts"}));
+                                           "peak_fraction", "correct_by_turn", "cost_per_correct",
+                                           "tokens_per_correct", "verdicts"}));
   for (const auto& p : plots) {
+    // The fixture corpus predates the yardsticks: its verdicts hold no fraction of peak.
+    if (p.id == "peak_fraction") {
+      EXPECT_TRUE(p.script.empty());
+      EXPECT_NE(p.no_data.find("no correct kernel has a fraction of peak"), std::string::npos) << p.no_data;
+      continue;
+    }
     EXPECT_FALSE(p.script.empty()) << p.id << ": " << p.no_data;
     EXPECT_FALSE(p.definition.empty()) << p.id;
   }
@@ -76,6 +83,29 @@ TEST(ReportPlots, CorrectByTurnAndCostPerCorrect) {
   const auto& cost = find_plot(plots, "cost_per_correct").script;
   EXPECT_NE(cost.find("$cost0 << EOD\n1 0.02\nEOD"), std::string::npos) << cost;
   EXPECT_NE(cost.find("$cost1 << EOD\n2 0.03\nEOD"), std::string::npos) << cost;
+}
+
+TEST(ReportPlots, PeakFractionPerProblemKernelsAgainstBaselines) {
+  ConfigSummary s;
+  s.config = "alpha";
+  s.units = 2;
+  UnitOutcome a;
+  a.problem = "19_ReLU";
+  a.peak_fraction = 0.38;
+  a.baseline_peak_fraction = {{"eager", 0.71}, {"compile", 0.83}};
+  UnitOutcome b;
+  b.problem = "1_Square_matmul";
+  b.peak_fraction = 0.5;
+  b.baseline_peak_fraction = {{"eager", 0.9}};
+  s.outcomes = {a, b};
+  const auto plots = report_plots({s});
+  const auto& p = find_plot(plots, "peak_fraction");
+  ASSERT_FALSE(p.script.empty()) << p.no_data;
+  EXPECT_EQ(p.series, (std::vector<std::string>{"alpha", "eager PyTorch", "torch.compile"}));
+  // Problems by name at x = 1, 2; three series per problem, 0.18 apart, in percent.
+  EXPECT_NE(p.script.find("$peak0 << EOD\n0.82 38\n1.82 50\nEOD"), std::string::npos) << p.script;
+  EXPECT_NE(p.script.find("$peak_eager << EOD\n1 71\n2 90\nEOD"), std::string::npos) << p.script;
+  EXPECT_NE(p.script.find("$peak_compile << EOD\n1.18 83\nEOD"), std::string::npos) << p.script;
 }
 
 TEST(ReportPlots, NoDataIsSaidNotPlotted) {

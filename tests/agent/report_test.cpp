@@ -165,5 +165,51 @@ TEST(Report, MedianAndGeomean) {
   EXPECT_NEAR(*geometric_mean({1, 4}), 2.0, 1e-12);
 }
 
+TEST(Report, FractionOfPeakDistribution) {
+  EXPECT_EQ(distribution({}).n, 0);
+  EXPECT_FALSE(distribution({}).median);
+  auto d = distribution({0.9, 0.1, 0.5, 0.3, 0.7});
+  EXPECT_EQ(d.n, 5);
+  EXPECT_DOUBLE_EQ(*d.median, 0.5);
+  EXPECT_DOUBLE_EQ(*d.p25, 0.3);
+  EXPECT_DOUBLE_EQ(*d.p75, 0.7);
+  auto two = distribution({0.2, 0.6});
+  EXPECT_DOUBLE_EQ(*two.p25, 0.3);  // interpolated between the two
+  EXPECT_DOUBLE_EQ(*two.p75, 0.5);
+}
+
+TEST(Report, YardsticksOfTheBestKernelReachTheSummary) {
+  // One unit, one correct kernel with both baselines and fractions of peak (as `kforge eval --json` writes them).
+  corpus::Corpus c;
+  corpus::Record r;
+  r.kind = corpus::Kind::evaluation;
+  r.config = "cfg";
+  r.problem.name = "19_ReLU";
+  r.turn = 1;
+  r.best = true;
+  auto frac = [](double f) { return nlohmann::json{{"fraction", f}, {"bound_by", "memory"}}; };
+  r.verdict = {{"verdict", "correct"},      {"correct", true}, {"time_ms", 1.0}, {"ref_time_ms", 2.0},
+               {"speedup", 2.0},            {"baseline", "eager"},
+               {"baselines", {{"eager", {{"time_ms", 2.0}, {"speedup", 2.0}, {"peak", frac(0.2)}}},
+                              {"compile", {{"time_ms", 0.5}, {"speedup", 0.5}, {"peak", frac(0.8)}}}}},
+               {"peak", frac(0.4)}};
+  c.records.push_back(r);
+  auto ss = summarize(c);
+  ASSERT_EQ(ss.size(), 1u);
+  const auto& s = ss[0];
+  EXPECT_DOUBLE_EQ(*s.median_speedup_over.at("eager"), 2.0);
+  EXPECT_DOUBLE_EQ(*s.median_speedup_over.at("compile"), 0.5);
+  EXPECT_DOUBLE_EQ(*s.peak_fraction.median, 0.4);
+  EXPECT_DOUBLE_EQ(*s.baseline_peak_fraction.at("compile").median, 0.8);
+  ASSERT_EQ(s.outcomes.size(), 1u);
+  EXPECT_EQ(s.outcomes[0].bound_by, "memory");
+  const std::string md = format_report(ss, ReportFormat::md, "t");
+  EXPECT_NE(md.find("| median speedup over torch.compile | 0.500x |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| fraction of peak: kernels, median [p25-p75] | 40% [40-40%] (n 1) |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| fraction of peak: torch.compile | 80% [80-80%] (n 1) |"), std::string::npos) << md;
+  const std::string csv = format_report(ss, ReportFormat::csv, "t");
+  EXPECT_NE(csv.find(",2.0000,0.5000,0.4000,0.4000,0.4000,0.2000,0.8000\n"), std::string::npos) << csv;
+}
+
 }  // namespace
 }  // namespace kf::agent

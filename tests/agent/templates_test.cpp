@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "agent/feedback.h"
 #include "agent/prompt_templates.h"
 
 namespace kf::agent {
@@ -52,7 +53,17 @@ TEST(PromptTemplates, ShippedTemplatesRenderWithTheDocumentedVariables) {
   EXPECT_TRUE(t->render("runtime_error", {{"error", "e"}}).ok());
   EXPECT_TRUE(t->render("timeout", {{"error", "e"}}).ok());
   EXPECT_TRUE(t->render("rejected", {{"reason", "r"}}).ok());
-  EXPECT_TRUE(t->render("correct", {{"time_ms", "1"}, {"ref_time_ms", "2"}, {"speedup", "2"}}).ok());
+  // Every variable the documentation lists for `correct` (docs/campaigns.md), as the feedback fills them.
+  const TemplateVars correct = correct_feedback_vars(
+      {{"verdict", "correct"}, {"correct", true}, {"time_ms", 1.0}, {"ref_time_ms", 2.0}, {"speedup", 2.0}});
+  for (const char* name : {"time_ms", "ref_time_ms", "speedup", "baseline", "eager_time_ms", "eager_speedup",
+                           "compile_time_ms", "compile_speedup", "speedups", "roofline", "peak_fraction", "bound_by"})
+    EXPECT_TRUE(correct.count(name)) << name;
+  auto c = t->render("correct", correct);
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  EXPECT_NE(c->find("2.000x over eager PyTorch"), std::string::npos) << *c;
+  // The old variables alone no longer fill the shipped template: it names the new ones.
+  EXPECT_FALSE(t->render("correct", {{"time_ms", "1"}, {"ref_time_ms", "2"}, {"speedup", "2"}}).ok());
   EXPECT_TRUE(t->render("no_code", {{"reason", "r"}, {"code_label", "cuda"}}).ok());
 }
 

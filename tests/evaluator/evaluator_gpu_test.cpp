@@ -153,6 +153,34 @@ TEST_F(GpuEval, SoftmaxZerosRejected) {
   EXPECT_TRUE(has_reason(v, "rejected.trivial_output")) << reasons_text(v);
 }
 
+// The yardsticks on a GPU: both baselines timed (the compile baseline is on by default on cuda), the roofs
+// from the table for a known GPU (measured ones, said so, for another), and a fraction of peak for the
+// kernel and each baseline. The figures are printed for the GPU acceptance (docs/evaluator.md, "Yardsticks").
+TEST_F(GpuEval, YardsticksRelu19) {
+  Verdict v = check("19", "relu.cu", true, /*compare_facts=*/false);
+  ASSERT_TRUE(v.correct);
+  ASSERT_TRUE(v.roofline.has_value());
+  const auto& peaks = v.roofline->peaks;
+  if (known_gpu(peaks.device)) {
+    EXPECT_EQ(peaks.source, "table");
+    EXPECT_TRUE(peaks.measured_bandwidth_gbps.has_value());
+  } else {
+    EXPECT_EQ(peaks.source, "measured");
+    EXPECT_FALSE(peaks.note.empty());
+  }
+  ASSERT_TRUE(v.peak.has_value());
+  EXPECT_EQ(v.peak->bound_by, "memory");
+  for (const char* name : {"eager", "compile"}) {
+    ASSERT_TRUE(v.baselines.count(name)) << name;
+    const auto& b = v.baselines.at(name);
+    EXPECT_TRUE(b.time_ms.has_value()) << name << ": " << b.error;
+    EXPECT_TRUE(b.peak.has_value()) << name;
+  }
+  std::printf("GPUFIG yardsticks %s\n",
+              nlohmann::json{{"baselines", v.to_json()["baselines"]}, {"peak", v.to_json()["peak"]},
+                             {"roofline", v.to_json()["roofline"]}}.dump().c_str());
+}
+
 TEST_F(GpuEval, EnvironmentReportsTheGpu) {
   auto e = eval_->environment();
   ASSERT_TRUE(e.ok()) << e.error().message;

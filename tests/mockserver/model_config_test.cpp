@@ -1,3 +1,5 @@
+#include <unistd.h>
+
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -172,6 +174,28 @@ TEST(ModelConfig, AnthropicThinkingRules) {
   EXPECT_TRUE(has_problem(p2, "generation.thinking_budget_tokens", "less than generation.max_output_tokens")) << dump(p2);
   auto w = model_config_warnings(doc, "inline.json");
   EXPECT_TRUE(has_problem(w, "generation.temperature", "temperature 1")) << dump(w);
+}
+
+TEST(ModelConfig, YardstickKeys) {
+  auto ok = nlohmann::json::parse(R"({"provider": "openai-chat", "base_url": "https://a/v1", "model": "m",
+      "loop": {"stop_at_peak_fraction": 0.8}, "evaluation": {"baseline": "compile"}})");
+  EXPECT_TRUE(validate_model_config_json(ok, "inline.json").empty()) << dump(validate_model_config_json(ok, "inline.json"));
+  auto path = std::filesystem::temp_directory_path() / ("kforge_yardstick_keys_" + std::to_string(::getpid()) + ".json");
+  std::ofstream(path) << ok.dump();
+  auto c = load_model_config(path.string());
+  std::filesystem::remove(path);
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  ASSERT_TRUE(c->loop.stop_at_peak_fraction.has_value());
+  EXPECT_DOUBLE_EQ(*c->loop.stop_at_peak_fraction, 0.8);
+  EXPECT_EQ(c->baseline, "compile");
+  auto bad = nlohmann::json::parse(R"({"provider": "openai-chat", "base_url": "https://a/v1", "model": "m",
+      "loop": {"stop_at_peak_fraction": 0}, "evaluation": {"baseline": "cudnn"}})");
+  auto problems = validate_model_config_json(bad, "inline.json");
+  EXPECT_TRUE(has_problem(problems, "loop.stop_at_peak_fraction", "")) << dump(problems);
+  EXPECT_TRUE(has_problem(problems, "evaluation.baseline", "eager")) << dump(problems);
+  auto over = nlohmann::json::parse(R"({"provider": "openai-chat", "base_url": "https://a/v1", "model": "m",
+      "loop": {"stop_at_peak_fraction": 1.5}})");
+  EXPECT_TRUE(has_problem(validate_model_config_json(over, "inline.json"), "loop.stop_at_peak_fraction", ""));
 }
 
 TEST(ModelConfig, TemperatureOnReasoningModelIsOnlyAWarning) {
