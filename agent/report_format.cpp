@@ -51,6 +51,7 @@ std::string unverified_text(const ConfigSummary& s) {
              (why == "within_spread" ? "within the spread"
               : why == "no_spread"   ? "without a timing spread"
               : why == "not_held"    ? "not held under reverify"
+              : why == "in_process_attribution" ? "kernels' work reported only from inside the solution's process"
                                      : why);
   return parts.empty() ? out : out + " (not verified: " + parts + ")";
 }
