@@ -139,9 +139,8 @@ GLUE_METHODS = GLUE_FN | {
     "train", "modules", "children", "register_buffer", "register_parameter", "add_module", "cdiv"}
 # Builtins that compute nothing a reference does (shapes, loops, checks).
 SAFE_BUILTINS = {"len", "int", "float", "bool", "range", "enumerate", "zip", "isinstance", "tuple", "list", "dict",
-                 "print", "str", "type", "super", "slice", "reversed", "sorted", "set", "issubclass", "callable",
-                 "ValueError", "RuntimeError", "TypeError", "AssertionError", "NotImplementedError", "divmod",
-                 "hash", "repr", "format", "id", "iter", "next", "any", "all", "frozenset", "object"}
+                 "print", "str", "type", "super", "slice", "issubclass", "callable", "ValueError", "RuntimeError",
+                 "TypeError", "AssertionError", "NotImplementedError", "repr", "format", "id", "object"}
 MODULE_OPS = {name: canon for canon, names in _MODULES.items() for name in names}
 # Containers whose constructor arguments are the modules that run.
 CONTAINERS = {"Sequential", "ModuleList", "ModuleDict"}
