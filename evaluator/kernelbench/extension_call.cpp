@@ -38,6 +38,18 @@ Result<std::vector<std::string>> strings(const nlohmann::json& r, const char* fi
   return out;
 }
 
+// Recorded fields read by type: the record is the solution's to write, and a number where a name belongs is its
+// mistake (an empty name, refused below; a default flag), never a reason for kforge to stop.
+std::string text_field(const nlohmann::json& r, const char* field) {
+  auto it = r.find(field);
+  return it != r.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+bool bool_field(const nlohmann::json& r, const char* field, bool fallback) {
+  auto it = r.find(field);
+  return it != r.end() && it->is_boolean() ? it->get<bool>() : fallback;
+}
+
 std::string cpp_string_literal(const std::string& s) {
   std::string out = "\"";
   for (unsigned char c : s) {
@@ -68,22 +80,6 @@ std::string extension_key(const nlohmann::json& record) {
   for (const char* f : kKeyFields) material[f] = record.contains(f) ? record[f] : nlohmann::json();
   return sha256_hex(material.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
 }
-
-namespace {
-
-// A recorded field of the given JSON type, else `fallback` (the record is the solution's to write: a number
-// where a name belongs is its mistake, not a reason for kforge to stop).
-std::string text_field(const nlohmann::json& r, const char* field) {
-  auto it = r.find(field);
-  return it != r.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
-bool bool_field(const nlohmann::json& r, const char* field, bool fallback) {
-  auto it = r.find(field);
-  return it != r.end() && it->is_boolean() ? it->get<bool>() : fallback;
-}
-
-}  // namespace
 
 Result<ExtensionCall> parse_extension_call(const nlohmann::json& r) {
   if (!r.is_object()) return unsupported("a recorded load_inline call is not an object");
