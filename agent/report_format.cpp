@@ -70,6 +70,7 @@ std::string unverified_text(const ConfigSummary& s) {
               : why == "no_spread"   ? "without a timing spread"
               : why == "not_held"    ? "not held under reverify"
               : why == "inputs_repeated" ? "timed on repeated inputs"
+              : why == "in_process_attribution" ? "kernels' work reported only from inside the solution's process"
                                      : why);
   return parts.empty() ? out : out + " (not verified: " + parts + ")";
 }

@@ -129,9 +129,19 @@ const char* to_string(SpeedupCheck c) {
     case SpeedupCheck::no_spread: return "no_spread";
     case SpeedupCheck::within_spread: return "within_spread";
     case SpeedupCheck::not_held: return "not_held";
+    case SpeedupCheck::in_process: return "in_process_attribution";
     case SpeedupCheck::verified: return "verified";
   }
   return "not_faster";
+}
+
+// A KernelBench solution whose kernels' share of the work only its own process reported (checks.attribution).
+static bool in_process_attribution(const nlohmann::json& verdict) {
+  if (!verdict.is_object()) return false;
+  auto checks = verdict.find("checks");
+  if (checks == verdict.end() || !checks->is_object()) return false;
+  auto a = checks->find("attribution");
+  return a != checks->end() && a->is_string() && a->get<std::string>() == "in_process";
 }
 
 Result<VerifiedSpeedupRule> VerifiedSpeedupRule::for_folder(const std::string& dir) {
@@ -168,6 +178,7 @@ SpeedupJudgement VerifiedSpeedupRule::judge_verdict(const nlohmann::json& verdic
   else if (!j.interval) j.check = SpeedupCheck::no_spread;
   else if (!(j.interval->low > 1.0)) j.check = SpeedupCheck::within_spread;
   else if (status && *status != "holds") j.check = SpeedupCheck::not_held;
+  else if (in_process_attribution(verdict)) j.check = SpeedupCheck::in_process;
   else j.check = SpeedupCheck::verified;
   return j;
 }

@@ -83,6 +83,7 @@ enum class SpeedupCheck {
   no_spread,      // faster, but the verdict has no timing spread to compute an interval from
   within_spread,  // faster, but the interval's lower end is <= 1.0
   not_held,       // interval above 1.0, but reverify did not find the claim holding
+  in_process,     // interval above 1.0, but only the solution's own process says its kernels did the work
   verified,       // interval above 1.0 and (no reverify result, or reverify says "holds")
 };
 const char* to_string(SpeedupCheck check);

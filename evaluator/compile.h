@@ -38,6 +38,9 @@ class Compiler {
 // Vendor libraries a library links (DT_NEEDED) or whose symbols it leaves undefined, read from its ELF
 // dynamic section. Empty when none. Err when the file is not a readable ELF64 shared object.
 Result<std::vector<std::string>> vendor_libraries_used(const std::string& library_path);
+// Every undefined symbol of a shared object's dynamic symbol table (what the dynamic linker resolves when it
+// is loaded: the functions it calls in other libraries), mangled as the linker sees them.
+Result<std::vector<std::string>> undefined_dynamic_symbols(const std::string& library_path);
 // The vendor libraries (same names) mapped into a process, from the text of its /proc/<pid>/maps: finds a
 // library however it was loaded (dlopen under a name built at run time included).
 std::vector<std::string> vendor_libraries_mapped(const std::string& maps_text);

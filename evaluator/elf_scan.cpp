@@ -1,5 +1,5 @@
 // Reads DT_NEEDED entries and undefined dynamic symbols of an ELF64 shared object, to tell which vendor
-// libraries (cuBLAS, cuDNN, ...) a candidate uses.
+// libraries (cuBLAS, cuDNN, ...) a candidate uses and which symbols a kernelbench extension imports.
 #include <elf.h>
 
 #include <algorithm>
@@ -41,7 +41,15 @@ std::string cstr_at(const std::string& data, uint64_t off) {
 
 }  // namespace
 
-Result<std::vector<std::string>> vendor_libraries_used(const std::string& library_path) {
+namespace {
+
+// The DT_NEEDED names and the undefined dynamic symbols of an ELF64 shared object.
+struct DynamicImports {
+  std::vector<std::string> needed;
+  std::vector<std::string> undefined;
+};
+
+Result<DynamicImports> dynamic_imports(const std::string& library_path) {
   auto file = read_file(library_path);
   if (!file.ok()) return file.error();
   const std::string& d = *file;
@@ -52,6 +60,40 @@ Result<std::vector<std::string>> vendor_libraries_used(const std::string& librar
   for (size_t i = 0; i < sh.size(); ++i)
     if (!read_at(d, eh.e_shoff + i * sizeof(Elf64_Shdr), &sh[i]))
       return make_error("compile.elf", library_path + ": truncated section table");
+  DynamicImports out;
+  for (const auto& s : sh) {
+    if (s.sh_type != SHT_DYNAMIC && s.sh_type != SHT_DYNSYM) continue;
+    if (s.sh_link >= sh.size()) continue;
+    const auto& strtab = sh[s.sh_link];
+    if (s.sh_type == SHT_DYNAMIC) {
+      for (uint64_t off = 0; off + sizeof(Elf64_Dyn) <= s.sh_size; off += sizeof(Elf64_Dyn)) {
+        Elf64_Dyn dyn;
+        if (!read_at(d, s.sh_offset + off, &dyn) || dyn.d_tag == DT_NULL) break;
+        if (dyn.d_tag == DT_NEEDED) out.needed.push_back(cstr_at(d, strtab.sh_offset + dyn.d_un.d_val));
+      }
+    } else {
+      for (uint64_t off = 0; off + sizeof(Elf64_Sym) <= s.sh_size; off += sizeof(Elf64_Sym)) {
+        Elf64_Sym sym;
+        if (!read_at(d, s.sh_offset + off, &sym)) break;
+        if (sym.st_shndx == SHN_UNDEF && sym.st_name != 0)
+          out.undefined.push_back(cstr_at(d, strtab.sh_offset + sym.st_name));
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<std::vector<std::string>> undefined_dynamic_symbols(const std::string& library_path) {
+  auto imports = dynamic_imports(library_path);
+  if (!imports.ok()) return imports.error();
+  return std::move(imports->undefined);
+}
+
+Result<std::vector<std::string>> vendor_libraries_used(const std::string& library_path) {
+  auto imports = dynamic_imports(library_path);
+  if (!imports.ok()) return imports.error();
   std::set<std::string> used;
   auto classify = [&](const std::string& s, bool soname) {
     for (const auto& v : kVendors) {
@@ -61,24 +103,8 @@ Result<std::vector<std::string>> vendor_libraries_used(const std::string& librar
       }
     }
   };
-  for (const auto& s : sh) {
-    if (s.sh_type != SHT_DYNAMIC && s.sh_type != SHT_DYNSYM) continue;
-    if (s.sh_link >= sh.size()) continue;
-    const auto& strtab = sh[s.sh_link];
-    if (s.sh_type == SHT_DYNAMIC) {
-      for (uint64_t off = 0; off + sizeof(Elf64_Dyn) <= s.sh_size; off += sizeof(Elf64_Dyn)) {
-        Elf64_Dyn dyn;
-        if (!read_at(d, s.sh_offset + off, &dyn) || dyn.d_tag == DT_NULL) break;
-        if (dyn.d_tag == DT_NEEDED) classify(cstr_at(d, strtab.sh_offset + dyn.d_un.d_val), true);
-      }
-    } else {
-      for (uint64_t off = 0; off + sizeof(Elf64_Sym) <= s.sh_size; off += sizeof(Elf64_Sym)) {
-        Elf64_Sym sym;
-        if (!read_at(d, s.sh_offset + off, &sym)) break;
-        if (sym.st_shndx == SHN_UNDEF && sym.st_name != 0) classify(cstr_at(d, strtab.sh_offset + sym.st_name), false);
-      }
-    }
-  }
+  for (const auto& n : imports->needed) classify(n, true);
+  for (const auto& n : imports->undefined) classify(n, false);
   return std::vector<std::string>(used.begin(), used.end());
 }
 

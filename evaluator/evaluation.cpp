@@ -436,7 +436,20 @@ Verdict Evaluator::Impl::evaluate(const std::string& problem, const Compiled& co
   runner_pids = s.runner.pids_seen();
   runner_tree_empty = s.runner.tree_empty();
   v.checks["runner_frozen_between_rounds"] = !s.freeze_failed;
-  if (kb) v.checks["custom_kernel_calls"] = s.custom_kernel_calls;
+  if (kb) {
+    v.checks["custom_kernel_calls"] = s.custom_kernel_calls;
+    v.checks["helper_processes_ended"] = s.helpers_ended;
+    // Whose work the outputs are: "trusted" when the static check proved that forward reaches nothing but the
+    // solution's kernels, allocation, views and copies (and kforge read the kernels' extensions for torch
+    // operators when it built them); else only the runner's in-process count says kernels ran, and the
+    // report does not count the speedup as verified (docs/candidates.md, "Attribution").
+    const nlohmann::json& f = compiled.static_findings;
+    const auto a = f.is_object() && f.contains("attribution") ? f["attribution"] : nlohmann::json();
+    const bool proved = a.is_object() && a.contains("trusted") && a["trusted"].is_boolean() && a["trusted"].get<bool>();
+    const bool trusted = proved && s.custom_kernel_calls > 0;
+    v.checks["attribution"] = trusted ? "trusted" : "in_process";
+    if (!trusted && a.is_object() && a.contains("why")) v.checks["attribution_why"] = a["why"];
+  }
   v.checks["runner_tree_empty"] = s.runner.tree_empty();
   if (!s.runner.tree_empty()) v.flags.push_back("runner_survivors_killed");
 

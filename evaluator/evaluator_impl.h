@@ -206,6 +206,7 @@ struct Evaluator::Impl {
     nlohmann::json calibration_log;  // the calibration rounds behind it
     bool kernelbench = false;    // the python runner of a kernelbench solution
     int64_t custom_kernel_calls = 0;  // as the runner counted them (evidence against the candidate only)
+    int helpers_ended = 0;            // processes the solution started, killed before a round (Triton's JIT)
     double first_round_limit_s = 0;   // the next round's limit, when larger than its calls' (then reset)
   };
   // What starts one evaluation's runner: its command, environment, confinement and job file.

@@ -122,6 +122,10 @@ RunnerEnd RunnerSession::exchange(const nlohmann::json& cmd, double deadline_s) 
   const bool lifetime = deadline_ <= deadline_s;
   auto j = channel_.receive(std::min(deadline_s, deadline_));
   if (j.ok()) {
+    if (!pids_marked_ && job_) {
+      first_pids_ = job_->pids();
+      pids_marked_ = true;
+    }
     RunnerEnd e;
     e.reply = std::move(*j);
     return e;
@@ -134,7 +138,20 @@ RunnerEnd RunnerSession::exchange(const nlohmann::json& cmd, double deadline_s) 
     stop_job(true);
     return e;
   }
-  if (code == "channel.closed" || code == "channel.io") return ended();
+  if (code == "channel.closed" || code == "channel.io") {
+    // The runner's end of the report channel is gone (closed, or /dev/null put over it): it can no longer
+    // answer, so it gets until this command's deadline to end on its own, as a silent runner would.
+    const double until = std::min(deadline_s, deadline_);
+    while (job_ && !job_->finished() && now_s() < until) usleep(5000);
+    if (job_ && !job_->finished()) {
+      RunnerEnd e;
+      e.kind = RunnerEnd::Kind::timeout;
+      e.lifetime_limit = lifetime;
+      stop_job(true);
+      return e;
+    }
+    return ended();
+  }
   RunnerEnd e;
   e.kind = RunnerEnd::Kind::protocol;
   e.protocol_error = code + ": " + j.error().message;
@@ -168,6 +185,16 @@ std::string RunnerSession::maps() const {
     if (all.size() > (16u << 20)) break;
   }
   return all;
+}
+
+int RunnerSession::end_helpers() {
+  if (!job_ || !pids_marked_) return 0;
+  int killed = 0;
+  for (pid_t p : job_->pids()) {
+    if (std::find(first_pids_.begin(), first_pids_.end(), p) != first_pids_.end()) continue;
+    if (::kill(p, SIGKILL) == 0) ++killed;
+  }
+  return killed;
 }
 
 void RunnerSession::finish() {

@@ -59,6 +59,10 @@ class RunnerSession {
   // The concatenated /proc/<pid>/maps of the runner's processes ("" when unreadable).
   std::string maps() const;
   void finish();           // asks the runner to exit, then makes sure nothing of it survives
+  // Kills every process of the runner's tree that was not there at its first answer (before any candidate
+  // code ran): helpers a solution started (Triton's JIT) end before the next round and cannot outlive it.
+  // Returns how many were killed. Called while the runner is frozen.
+  int end_helpers();
   bool tree_empty() const { return tree_empty_; }
   // Every process id of the runner seen while it ran (host ids, read from its cgroup between rounds and at
   // the end): what must hold no GPU context any more before the baseline (evaluator/device_check.h).
@@ -74,6 +78,8 @@ class RunnerSession {
   bool tree_empty_ = true;
   mutable std::vector<int> pids_seen_;
   void note_pids() const;
+  std::vector<pid_t> first_pids_;  // the runner's processes at its first answer
+  bool pids_marked_ = false;
 };
 
 }  // namespace kf::eval

@@ -38,6 +38,9 @@ RunnerEnd Evaluator::Impl::round(Session& s, const nlohmann::json& order, const 
                         " s (it may include Triton's JIT and lazy CUDA initialisation)";
   }
   s.first_round_limit_s = 0;
+  // Nothing a kernelbench solution started (Triton's compiler workers) lives into a round: the runner's device
+  // synchronisation does not cover another process's work.
+  if (s.kernelbench) s.helpers_ended += s.runner.end_helpers();
   // Thawed before the clock starts (the thaw's own latency is not the candidate's), frozen after it stops:
   // no thread of the candidate runs while the trusted side prepares or checks.
   s.runner.thaw();

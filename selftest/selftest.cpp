@@ -214,7 +214,16 @@ Result<SelftestReport> run_selftest(const SelftestOptions& options) {
         if ((static_cast<unsigned char>(ch) < 0x20 && ch != '\n' && ch != '\t') || ch == 0x7f) clean_ok = false;
       if (!clean_ok) r.note = "control characters or escape sequences reached the verdict";
     }
-    r.ok = verdict_ok && reason_ok && time_ok && clean_ok;
+    bool attribution_ok = true;
+    if (c.contains("attribution") && c["attribution"].is_string() && verdict_ok && v.verdict == "correct") {
+      // Whose work a correct kernelbench solution's outputs are: the verdict must say what the case expects.
+      const auto& a = v.checks.is_object() ? v.checks.value("attribution", nlohmann::json()) : nlohmann::json();
+      attribution_ok = a.is_string() && a.get<std::string>() == c["attribution"].get<std::string>();
+      if (!attribution_ok)
+        r.note = "attribution " + (a.is_string() ? a.get<std::string>() : std::string("missing")) + ", expected " +
+                 c["attribution"].get<std::string>();
+    }
+    r.ok = verdict_ok && reason_ok && time_ok && clean_ok && attribution_ok;
     if (!verdict_ok) r.note = "got " + v.verdict + (r.reasons.empty() ? "" : ": " + r.reasons);
     else if (!reason_ok) r.note = "missing reason " + r.reason_expected + (r.reasons.empty() ? "" : "; got " + r.reasons);
     if (!r.ok && c.contains("xfail")) {

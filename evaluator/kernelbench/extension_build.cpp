@@ -12,6 +12,7 @@
 #include "core/log.h"
 #include "core/time.h"
 #include "evaluator/compile.h"
+#include "evaluator/kernelbench/extension_symbols.h"
 #include "evaluator/kernelbench/python_job.h"
 #include "sandbox/launcher.h"
 
@@ -25,7 +26,7 @@ constexpr uintmax_t kMaxLibraryBytes = 64ull << 20;
 constexpr size_t kOutputCap = 64 * 1024;
 constexpr const char* kPchHeader = "kforge_torch_extension.h";
 // Bumped whenever the generated sources or the flags change meaning: old cache entries are then not used.
-constexpr const char* kGeneratorVersion = "kforge-extension-v2";
+constexpr const char* kGeneratorVersion = "kforge-extension-v3";
 
 std::string version_of(const std::string& program) {
   ChildCommand command;
@@ -43,6 +44,32 @@ std::string output_of(const sandbox::Outcome& o, const std::string& label) {
 
 bool succeeded(const sandbox::Outcome& o) {
   return o.status == sandbox::Outcome::Status::exited && o.exit_code == 0;
+}
+
+// The extension's imports as the linker recorded them (evaluator/kernelbench/extension_symbols.h): empty when
+// accepted, else the record's "status" and "reasons", one reason per kind naming its symbols.
+nlohmann::json refuse_imports(const std::string& library, bool allow_vendor_libs, const std::string& what) {
+  auto symbols = undefined_dynamic_symbols(library);
+  if (!symbols.ok())
+    return {{"status", "compile_error"},
+            {"reasons", {{{"code", "compile_error.bad_library"}, {"detail", symbols.error().message}}}}};
+  const auto refused = refused_imports(*symbols, allow_vendor_libs);
+  if (refused.empty()) return nlohmann::json::object();
+  nlohmann::json reasons = nlohmann::json::array();
+  for (const char* code : {"rejected.torch_fallback", "rejected.vendor_library"}) {
+    std::string listed;
+    int n = 0;
+    for (const auto& r : refused) {
+      if (r.code != code || n++ == 4) continue;
+      const std::string sym = r.symbol.size() > 160 ? r.symbol.substr(0, 157) + "..." : r.symbol;
+      listed += (listed.empty() ? "" : "; ") + sym + " (" + r.why + ")";
+    }
+    if (!listed.empty())
+      reasons.push_back({{"code", code},
+                         {"detail", what + " imports what a solution's own kernel may not use, read from its "
+                                           "dynamic symbol table: " + listed}});
+  }
+  return {{"status", "rejected"}, {"reasons", reasons}};
 }
 
 void make_read_only(const fs::path& dir) {
@@ -313,6 +340,10 @@ ExtensionBuild ExtensionBuilder::build(const ExtensionCall& call) {
                                              "the extension load_inline('" + call.name + "')");
                !refusal.empty()) {
       rec.update(refusal);
+    } else if (auto refused = refuse_imports(built.string(), config_.allow_vendor_libs,
+                                             "the extension load_inline('" + call.name + "')");
+               !refused.empty()) {
+      rec.update(refused);
     } else {
       rec["status"] = "ok";
       std::error_code ec;

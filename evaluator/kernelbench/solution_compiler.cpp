@@ -18,6 +18,7 @@ namespace {
 
 constexpr size_t kMaxSolutionBytes = 1 << 20;
 constexpr size_t kMaxRecordBytes = 16u << 20;
+constexpr size_t kMaxExtensionCalls = 32;  // as build_record.py records at most
 constexpr double kProbeTimeoutS = 120;
 
 std::string verdict_of(const std::string& code) {
@@ -211,7 +212,7 @@ Compiled SolutionCompiler::compile(const std::string& source_path) {
                             *findings, false);
     }
     if (record["missing_package"].is_string() && !record["missing_package"].get<std::string>().empty()) {
-      const std::string pkg = record["missing_package"].get<std::string>();
+      const std::string pkg = record["missing_package"].get<std::string>().substr(0, 200);
       return finish_failure("compile_error",
                             {{"compile_error.missing_package",
                               "the solution imports '" + pkg + "', which the runner's python (" + env->executable +
@@ -220,13 +221,19 @@ Compiled SolutionCompiler::compile(const std::string& source_path) {
     }
     if (record["import_error"].is_string()) {
       c.compiler_output += "== importing the solution (to record its load_inline calls) stopped at:\n" +
-                           record["import_error"].get<std::string>() + "\n";
+                           record["import_error"].get<std::string>().substr(0, 4000) + "\n";
       if (record["calls"].empty())
         return finish_failure("compile_error",
                               {{"compile_error", "importing the solution failed before its load_inline calls: " +
                                                      record["import_error"].get<std::string>().substr(0, 1500)}},
                               *findings, false);
     }
+    if (record["calls"].size() > kMaxExtensionCalls)
+      return finish_failure("compile_error",
+                            {{"compile_error.unsupported",
+                              "the solution makes more than " + std::to_string(kMaxExtensionCalls) +
+                                  " load_inline calls when imported"}},
+                            *findings, false);
     std::set<std::string> keys;
     for (const auto& r : record["calls"]) {
       auto call = parse_extension_call(r);

@@ -54,15 +54,21 @@ Result<nlohmann::json> run_static_check(const PythonEnv& env, const std::string&
   job.output_bytes = 256 << 10;
   auto out = run_python_job(env, dir->path(), job);
   if (!out.ok()) return out.error();
+  if (out->status == sandbox::Outcome::Status::launch_failed)
+    return make_error("harness.static_check", "cannot start the static check (" + env.executable + "): " +
+                                                  out->launch_error);
   if (out->status == sandbox::Outcome::Status::timeout)
     return nlohmann::json{{"ok", false}, {"error", "too_complex"}, {"detail", "the static check ran out of time"}};
   auto j = nlohmann::json::parse(out->stdout_text, nullptr, false);
   if (!j.is_object()) {
     if (out->memory_limit_hit)
       return nlohmann::json{{"ok", false}, {"error", "too_complex"}, {"detail", "the static check ran out of memory"}};
-    return make_error("harness.static_check", "the static check of the " + mode + " gave no answer (exit " +
-                                                  std::to_string(out->exit_code) + "): " +
-                                                  out->stderr_text.substr(0, 1500));
+    // The check reads nothing but the file: an answer it could not give is the file's doing (for a solution;
+    // a problem's reference is the user's input, named as such).
+    return nlohmann::json{{"ok", false},
+                          {"error", "unanalysable"},
+                          {"detail", "the static check gave no readable answer (exit " + std::to_string(out->exit_code) +
+                                         "): " + out->stderr_text.substr(0, 300)}};
   }
   return j;
 }
@@ -114,6 +120,18 @@ std::vector<Reason> judge_static(const nlohmann::json& f, Backend backend, const
     }
     return {{"rejected.harness_tampering", detail + " no kernel needs this"}};
   }
+  if (!list(f, "hidden_calls").empty()) {
+    std::string detail = "the solution's text does not say what it runs:";
+    int n = 0;
+    for (const auto& h : list(f, "hidden_calls")) {
+      if (n++ == 4) break;
+      detail += " " + line_of(h) + ": " + str(h, "detail") + ";";
+    }
+    return {{"rejected.torch_fallback",
+             detail + " kforge attributes a solution's work to its own kernels from what the text calls, so a "
+                      "solution that hides its calls, decodes code at run time or computes outside its kernels is "
+                      "refused"}};
+  }
   if (!flag(f, "kernel_reachable"))
     return {{"rejected.torch_fallback",
              "ModelNew.forward calls no kernel of its own (no function of a load_inline module, no @triton.jit kernel "
@@ -126,10 +144,15 @@ std::vector<Reason> judge_torch_fallback(const nlohmann::json& f, const std::vec
   std::set<std::string> sure, any;
   std::map<std::string, std::string> via;
   for (const auto& o : list(f, "torch_ops")) {
-    const std::string op = str(o, "op");
-    any.insert(op);
-    if (!flag(o, "conditional")) sure.insert(op);
-    via.emplace(op, str(o, "via") + " at " + line_of(o));
+    // An operator that can do another's whole work (torch.where for a ReLU) counts as that one too.
+    std::vector<std::string> ops = {str(o, "op")};
+    for (const auto& c : list(o, "covers"))
+      if (c.is_string()) ops.push_back(c.get<std::string>());
+    for (const auto& op : ops) {
+      any.insert(op);
+      if (!flag(o, "conditional")) sure.insert(op);
+      via.emplace(op, str(o, "via") + " at " + line_of(o));
+    }
   }
   for (const auto& o : list(f, "cpp_torch_ops")) {
     const std::string op = str(o, "op");

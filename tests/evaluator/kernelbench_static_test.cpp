@@ -5,7 +5,9 @@
 #include <algorithm>
 
 #include "core/data_dir.h"
+#include "evaluator/kernelbench/compiler_flags.h"
 #include "evaluator/kernelbench/extension_call.h"
+#include "evaluator/kernelbench/extension_symbols.h"
 #include "evaluator/kernelbench/static_check.h"
 #include "tests/support/command.h"
 
@@ -288,6 +290,90 @@ class Model(nn.Module):
   EXPECT_EQ((*f)["reference_ops"], nlohmann::json({"conv2d", "group_norm", "mean", "pow", "relu"})) << f->dump();
 }
 
+// The field's fallback styles that hide a call from the text are refused whatever they call.
+TEST_F(StaticCheck, HiddenCallsRefused) {
+  for (const std::string body : {
+           "import numpy as np\nclass ModelNew(nn.Module):\n    def forward(self, x):\n        return ext.relu_k(x)\n",
+           "class ModelNew(nn.Module):\n    def forward(self, x):\n        n = 'relu'\n        ext.relu_k(x)\n"
+           "        return getattr(torch, n)(x)\n",
+           "import importlib\nclass ModelNew(nn.Module):\n    def forward(self, x):\n        return ext.relu_k(x)\n",
+           "import base64\nclass ModelNew(nn.Module):\n    def forward(self, x):\n        return ext.relu_k(x)\n",
+           "class ModelNew(nn.Module):\n    def forward(self, x):\n        return ext.relu_k(x)\n"
+           "    def __call__(self, x):\n        return torch.relu(x)\n",
+           "ext.relu_k = torch.relu\nclass ModelNew(nn.Module):\n    def forward(self, x):\n        return ext.relu_k(x)\n",
+           "class ModelNew(nn.Module):\n    def forward(self, x):\n        return torch.compile(ext.relu_k)(x)\n",
+       }) {
+    auto f = solution(body);
+    EXPECT_EQ(codes(judge_static(f, Backend::host, *env_)), (std::vector<std::string>{"rejected.torch_fallback"}))
+        << body << f.dump();
+  }
+  // os is the runner's too: patching it is tampering.
+  auto f = solution("import os\nos._exit = print\nclass ModelNew(nn.Module):\n    def forward(self, x):\n"
+                    "        return ext.relu_k(x)\n");
+  EXPECT_EQ(codes(judge_static(f, Backend::host, *env_)), (std::vector<std::string>{"rejected.harness_tampering"}));
+}
+
+// Every ATen operator counts (torch.where, torch.ops.aten, a copy of the reference held as a submodule), and an
+// operator that can do another's whole work covers it in the every-operator rule.
+TEST_F(StaticCheck, EveryOperatorCountsAndCoversItsEquivalents) {
+  auto f = solution(R"(
+class ModelNew(nn.Module):
+    def forward(self, x):
+        x = ext.relu_k(x)
+        return torch.where(x > 0, x, torch.zeros_like(x))
+)");
+  EXPECT_EQ(ops(f), (std::vector<std::string>{"where"})) << f.dump();
+  EXPECT_EQ(codes(judge_torch_fallback(f, {"relu"}, nullptr)), (std::vector<std::string>{"rejected.torch_fallback"}));
+  auto copy = solution(R"(
+class Model(nn.Module):
+    def forward(self, x):
+        return torch.ops.aten.relu.default(x)
+
+class ModelNew(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.ref = Model()
+
+    def forward(self, x):
+        return self.ref(ext.relu_k(x))
+)");
+  EXPECT_EQ(ops(copy), (std::vector<std::string>{"relu"})) << copy.dump();
+  EXPECT_FALSE(copy["attribution"]["trusted"].get<bool>());
+}
+
+// Trusted attribution: forward reaches nothing but kernels, allocation, views and shape arithmetic.
+TEST_F(StaticCheck, AttributionTrustedOnlyForKernelsAndGlue) {
+  auto honest = solution(R"(
+class ModelNew(nn.Module):
+    def forward(self, x):
+        b, n = x.shape
+        out = torch.empty_like(x)
+        for start in range(0, b, max(1, b // 2)):
+            out[start:start + 1] = ext.relu_k(x[start:start + 1].contiguous())
+        return out.view(b, n)
+)");
+  EXPECT_TRUE(honest["attribution"]["trusted"].get<bool>()) << honest.dump();
+  auto arithmetic = solution(R"(
+class ModelNew(nn.Module):
+    def forward(self, x):
+        return ext.relu_k(x) * (x > 0)
+)");
+  EXPECT_FALSE(arithmetic["attribution"]["trusted"].get<bool>()) << arithmetic.dump();
+  EXPECT_TRUE(judge_static(arithmetic, Backend::host, *env_).empty());
+}
+
+// The answer stays bounded and valid UTF-8 whatever names the solution holds.
+TEST_F(StaticCheck, AnswerBoundedAndReadable) {
+  std::string body;
+  for (int i = 0; i < 64; ++i) body += "import kf_" + std::to_string(i) + "_" + std::string(15000, 'x') + "\n";
+  body += "e2 = load_inline(name='bad_\\ud800', cpp_sources='', functions=['f'])\n";
+  body += "class ModelNew(nn.Module):\n    def forward(self, x):\n        return ext.relu_k(x)\n";
+  auto f = solution(body);
+  ASSERT_TRUE(f.is_object());
+  EXPECT_TRUE(f["ok"].get<bool>()) << f.dump().substr(0, 500);
+  EXPECT_LT(f.dump().size(), 256u << 10);
+}
+
 TEST(ExtensionCall, KeyMatchesThePythonSide) {
   const std::string py = "python3";
   // One record with every kind of value the key covers, hashed by extension_call.py and by C++.
@@ -323,6 +409,18 @@ TEST(ExtensionCall, HostileRecordsRefused) {
            {"extra_cuda_cflags", {"-ccbin=/bin/sh"}},
            {"cpp_sources", {1, 2}},
            {"is_python_module", false},
+           // Wrong types where the solution's recorder wrote them: refused, never thrown.
+           {"name", 5},
+           {"name", nlohmann::json::object()},
+           {"extra_cflags", {"-B/tmp"}},
+           {"extra_cflags", {"-specs=/tmp/x"}},
+           {"extra_cflags", {"-Wp,-include,/etc/passwd"}},
+           {"extra_cuda_cflags", {"-Xcompiler=-fplugin=/tmp/p.so"}},
+           {"extra_cuda_cflags", {"-Xcompiler", "-O3,-wrapper,/bin/sh"}},
+           {"extra_cuda_cflags", {"--compiler-options", "-B/tmp"}},
+           {"extra_cuda_cflags", {"-Xlinker", "-rpath=/tmp"}},
+           {"extra_ldflags", {"-Wl,-rpath,/tmp"}},
+           {"extra_include_paths", {"-fplugin=x"}},
        }) {
     auto r = base;
     r[field] = value;
@@ -332,6 +430,12 @@ TEST(ExtensionCall, HostileRecordsRefused) {
       EXPECT_EQ(call.error().code, "compile_error.unsupported");
     }
   }
+  // Booleans of the wrong type fall back to load_inline's defaults.
+  auto odd = base;
+  odd["is_python_module"] = "yes";
+  odd["with_pytorch_error_handling"] = nlohmann::json::array();
+  odd["functions"] = {{"f", 3}};
+  EXPECT_TRUE(parse_extension_call(odd).ok());
   auto no_functions = base;
   no_functions["functions"] = nlohmann::json::array();
   EXPECT_FALSE(parse_extension_call(no_functions).ok());
@@ -356,6 +460,77 @@ TEST(ExtensionCall, FlagsAreSplitLikeTorchsBuildFile) {
   EXPECT_EQ(call->cpp_sources, (std::vector<std::string>{"int f();  int g();"}));
   r["extra_cflags"] = {"-O2 -o /tmp/x"};
   EXPECT_FALSE(parse_extension_call(r).ok());
+}
+
+// One allow-list, applied to what each tool finally sees: nvcc's and gcc's forwarding expanded first.
+TEST(CompilerFlags, AllowListAppliesAfterForwarding) {
+  auto ok = [](std::vector<std::string> flags, FlagTool tool) {
+    return check_compiler_flags(flags, tool, "flags", "ext").ok();
+  };
+  EXPECT_TRUE(ok({"-O3", "-march=native", "-funroll-loops", "-Wall", "-Wno-unused", "-DBLOCK=64", "-std=c++17",
+                  "-fopenmp", "-ffast-math", "-g", "-I/opt/x"},
+                 FlagTool::gcc));
+  EXPECT_TRUE(ok({"-O3", "--use_fast_math", "-Xcompiler", "-fopenmp,-O3", "-Xcompiler=-Wall", "--compiler-options",
+                  "-fPIC", "-Xptxas=-v", "-Xptxas", "-O3,--warn-on-spills", "-lineinfo", "--maxrregcount=64",
+                  "-gencode", "arch=compute_90a,code=sm_90a", "-arch=sm_90", "--expt-relaxed-constexpr",
+                  "-std=c++17", "-DX", "-t", "4"},
+                 FlagTool::nvcc));
+  EXPECT_TRUE(ok({"-lcublas", "-L/usr/local/cuda/lib64", "-Wl,--as-needed", "-Xlinker", "--no-as-needed"},
+                 FlagTool::link));
+  for (const auto& bad : std::vector<std::vector<std::string>>{
+           {"-fplugin=/tmp/x.so"}, {"-wrapper", "sh"}, {"-B/tmp"}, {"-specs=/tmp/s"}, {"@/tmp/flags"},
+           {"-o", "/tmp/x"}, {"-Wl,-rpath,/tmp"}, {"-Wa,-adhln"}, {"-Wp,-include,/etc/passwd"}, {"-include", "x.h"},
+           {"-save-temps"}, {"-fdump-tree-all"}, {"-Xlinker", "-rpath"}, {"-I-fplugin=x"}, {"-D"}})
+    EXPECT_FALSE(ok(bad, FlagTool::gcc)) << bad[0];
+  for (const auto& bad : std::vector<std::vector<std::string>>{
+           {"-Xcompiler=-fplugin=/tmp/x.so"}, {"-Xcompiler", "-O3,-wrapper,/bin/sh"}, {"--compiler-options=-B/tmp"},
+           {"-Xcompiler", "-specs=/tmp/s"}, {"-Xcompiler", "@/tmp/f"}, {"@/tmp/f"}, {"-ccbin=/bin/sh"},
+           {"--compiler-bindir", "/bin"}, {"-Xlinker", "-rpath"}, {"--linker-options=-rpath"}, {"-Xnvlink", "x"},
+           {"-Xptxas", "--output-file=/tmp/x"}, {"--keep"}, {"-rdc=true"}, {"--options-file", "f"}, {"-Xcompiler"}})
+    EXPECT_FALSE(ok(bad, FlagTool::nvcc)) << bad[0];
+  for (const auto& bad : std::vector<std::vector<std::string>>{
+           {"-Wl,-rpath,/tmp"}, {"-Xlinker", "--wrap=malloc"}, {"-l:libevil.so"}, {"/tmp/evil.so"}, {"-ldl"}})
+    EXPECT_FALSE(ok(bad, FlagTool::link)) << bad[0];
+  const auto refused = check_compiler_flags({"-O3", "-Xcompiler=-O2,-fplugin=p.so"}, FlagTool::nvcc, "extra_cuda_cflags",
+                                            "ext");
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.error().message.find("'-fplugin=p.so' (passed to g++ through -Xcompiler=)"), std::string::npos)
+      << refused.error().message;
+  EXPECT_FALSE(check_include_paths({"@x"}, "ext").ok());
+  EXPECT_TRUE(check_include_paths({"/opt/include", "rel/dir"}, "ext").ok());
+}
+
+// What a built extension imports decides, not its source text: ATen's compute operators, run-time lookups and
+// the interpreter's code execution are refused by their symbols; allocation, views, copies and the binding's
+// own needs are not.
+TEST(ExtensionSymbols, ComputeOperatorsAndLookupsRefusedGlueAllowed) {
+  const std::vector<std::string> glue = {
+      "_ZN2at4_ops10empty_like4callERKNS_6TensorESt8optionalIN3c1010ScalarTypeEES5_INS6_6LayoutEES5_INS6_"
+      "6DeviceEES5_IbES5_INS6_12MemoryFormatEE",
+      "_ZN2at4_ops4view4callERKNS_6TensorEN3c108ArrayRefINS5_6SymIntEEE",
+      "_ZN2at4_ops8to_dtype4callERKNS_6TensorEN3c1010ScalarTypeEbbSt8optionalINS5_12MemoryFormatEE",
+      "_ZN3c106detail14torchCheckFailEPKcS2_jS2_", "PyEval_GetBuiltins", "PyObject_GetAttrString", "malloc",
+      "_ZN3c104cuda20getCurrentCUDAStreamEa"};
+  EXPECT_TRUE(refused_imports(glue, false).empty());
+  auto one = [](const std::string& symbol, bool vendor_ok = false) {
+    auto r = refused_imports({symbol}, vendor_ok);
+    return r.empty() ? std::string("accepted") : r[0].code;
+  };
+  EXPECT_EQ(one("_ZN2at4_ops6matmul4callERKNS_6TensorES4_"), "rejected.torch_fallback");
+  EXPECT_EQ(one("_ZN2at4_ops4relu4callERKNS_6TensorE"), "rejected.torch_fallback");
+  EXPECT_EQ(one("_ZN2at4_ops10where_self4callERKNS_6TensorES4_S4_"), "rejected.torch_fallback");
+  EXPECT_EQ(one("_ZN2at6native4reluERKNS_6TensorE"), "rejected.torch_fallback");
+  EXPECT_EQ(one("_ZN3c1010Dispatcher17findSchemaOrThrowEPKcS2_"), "rejected.torch_fallback");
+  EXPECT_EQ(one("PyImport_ImportModule"), "rejected.torch_fallback");
+  EXPECT_EQ(one("PyRun_StringFlags"), "rejected.torch_fallback");
+  EXPECT_EQ(one("dlsym"), "rejected.vendor_library");
+  EXPECT_EQ(one("dlopen"), "rejected.vendor_library");
+  EXPECT_EQ(one("cublasSgemm_v2"), "rejected.vendor_library");
+  EXPECT_EQ(one("cublasSgemm_v2", true), "accepted");
+  EXPECT_EQ(one("_ZN2at4cuda24getCurrentCUDABlasHandleEv"), "rejected.vendor_library");
+  const auto r = refused_imports({"_ZN2at4_ops6matmul4callERKNS_6TensorES4_"}, false);
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].symbol, "at::_ops::matmul::call(at::Tensor const&, at::Tensor const&)");
 }
 
 }  // namespace

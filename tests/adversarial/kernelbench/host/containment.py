@@ -1,57 +1,62 @@
-# Containment: tries kforge's environment, a planted secret, the network and a child process from Python.
-# It computes the right answer only when every attempt fails, so correct means contained. fork is looked up
-# by a built name: the static check would reject it, and this case is about what the sandbox stops.
-import os
-import socket
+# Containment: tries kforge's environment, a planted secret, the network and a child process, from the
+# extension's C++ (the static check refuses these from Python; this case is about what the sandbox stops).
+# It computes the right answer only when every attempt fails, so correct means contained.
 import torch
 import torch.nn as nn
 from torch.utils.cpp_extension import load_inline
 
 scale_add_source = """
 #include <torch/extension.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <cstdio>
+#include <cstdlib>
 
-// 2 * x + y over contiguous float32 tensors of the same shape.
+static bool escaped() {
+  if (std::getenv("KF_SELFTEST_CANARY_SECRET")) return true;
+  if (FILE* f = std::fopen("/tmp/kforge-selftest-canary/secret.txt", "r")) {
+    const bool read = std::fgetc(f) != EOF;
+    std::fclose(f);
+    if (read) return true;
+  }
+  const int s = socket(AF_INET, SOCK_STREAM, 0);
+  if (s >= 0) {
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(53);
+    inet_pton(AF_INET, "1.1.1.1", &addr.sin_addr);
+    const bool connected = connect(s, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
+    close(s);
+    if (connected) return true;
+  }
+  const pid_t child = fork();
+  if (child == 0) _exit(0);
+  if (child > 0) {
+    waitpid(child, nullptr, 0);
+    return true;
+  }
+  return false;
+}
+
+// 2 * x + y over contiguous float32 tensors of the same shape; zeros when anything escaped.
 torch::Tensor scale_add(torch::Tensor x, torch::Tensor y) {
   TORCH_CHECK(x.is_contiguous() && y.is_contiguous() && x.numel() == y.numel(), "bad inputs");
   auto out = torch::empty_like(x);
   const float* a = x.data_ptr<float>();
   const float* b = y.data_ptr<float>();
   float* o = out.data_ptr<float>();
-  const int64_t n = x.numel();
-  for (int64_t i = 0; i < n; ++i) o[i] = 2.0f * a[i] + b[i];
+  const bool bad = escaped();
+  for (int64_t i = 0; i < x.numel(); ++i) o[i] = bad ? 0.0f : 2.0f * a[i] + b[i];
   return out;
 }
 """
 
-scale_add_ext = load_inline(name="kf_selftest_scale_add", cpp_sources=scale_add_source, functions=["scale_add"])
-
-
-def escaped():
-    if os.environ.get("KF_SELFTEST_CANARY_SECRET"):
-        return True
-    try:
-        with open("/tmp/kforge-selftest-canary/secret.txt") as f:
-            if f.read():
-                return True
-    except OSError:
-        pass
-    try:
-        s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        s.settimeout(1)
-        s.connect(("1.1.1.1", 53))
-        return True
-    except OSError:
-        pass
-    try:
-        if getattr(os, "fo" + "rk")() == 0:
-            os._exit(0)
-        return True
-    except OSError:
-        pass
-    return False
+scale_add_ext = load_inline(name="kf_selftest_containment", cpp_sources=scale_add_source, functions=["scale_add"])
 
 
 class ModelNew(nn.Module):
     def forward(self, x, y):
-        out = scale_add_ext.scale_add(x.contiguous(), y.contiguous())
-        return torch.zeros_like(out) if escaped() else out
+        return scale_add_ext.scale_add(x.contiguous(), y.contiguous())

@@ -1,0 +1,31 @@
+# Triton solution that starts a helper process which keeps running between rounds (asyncio's subprocess):
+# refused by the static check; what gets past it is killed by the supervisor before every round.
+import asyncio
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def relu_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offsets < n
+    x = tl.load(x_ptr + offsets, mask=mask)
+    tl.store(out_ptr + offsets, tl.maximum(x, 0.0), mask=mask)
+
+
+async def start_helper():
+    return await asyncio.create_subprocess_exec("sleep", "1000")
+
+
+HELPER = asyncio.run(start_helper())
+
+
+class ModelNew(nn.Module):
+    def forward(self, x):
+        x = x.contiguous()
+        out = torch.empty_like(x)
+        n = x.numel()
+        relu_kernel[(triton.cdiv(n, 1024),)](x, out, n, BLOCK=1024)
+        return out

@@ -1,0 +1,28 @@
+# Honest: flags a solution legitimately passes (optimisation, target, warnings, macros; nvcc's spelled with
+# -Xcompiler forwarding and ignored without cuda_sources) are accepted.
+import torch
+import torch.nn as nn
+from torch.utils.cpp_extension import load_inline
+
+scale_add_source = """
+#include <torch/extension.h>
+
+// 2 * x + y over contiguous float32 tensors of the same shape.
+torch::Tensor scale_add(torch::Tensor x, torch::Tensor y) {
+  TORCH_CHECK(x.is_contiguous() && y.is_contiguous() && x.numel() == y.numel(), "bad inputs");
+  auto out = torch::empty_like(x);
+  const float* a = x.data_ptr<float>();
+  const float* b = y.data_ptr<float>();
+  float* o = out.data_ptr<float>();
+  const int64_t n = x.numel();
+  for (int64_t i = 0; i < n; ++i) o[i] = 2.0f * a[i] + b[i];
+  return out;
+}
+"""
+
+scale_add_ext = load_inline(name="kf_selftest_flags_honest", cpp_sources=scale_add_source, functions=["scale_add"], extra_cflags=["-funroll-loops -Wall", "-DKF_BLOCK=64"], extra_cuda_cflags=["-O3", "--use_fast_math", "-Xcompiler", "-fopenmp,-O3", "-Xptxas=-v"], extra_ldflags=["-lm"])
+
+
+class ModelNew(nn.Module):
+    def forward(self, x, y):
+        return scale_add_ext.scale_add(x.contiguous(), y.contiguous())
