@@ -129,12 +129,6 @@ Result<uint64_t> stream_summaries(const std::string& path, uint64_t offset, cons
 
 }  // namespace
 
-Status for_each_record_in_file(const std::string& path, const std::function<void(Record&&)>& each, ReadDamage& damage) {
-  auto done = stream_file(path, path, 0, each, damage, true);
-  if (!done) return done.error();
-  return ok_status();
-}
-
 Status for_each_summary_in_file(const std::string& path, const SummaryFn& each, ReadDamage& damage) {
   auto done = stream_summaries(path, 0, each, damage, true);
   if (!done) return done.error();
@@ -145,12 +139,6 @@ Result<Record> parse_record_line(std::string_view line) {
   auto j = nlohmann::json::parse(line, nullptr, false);
   if (j.is_discarded()) return make_error("corpus.record", "not JSON (a torn write?)");
   return Record::from_json(j);
-}
-
-Status for_each_record(const std::string& dir, const std::function<void(Record&&)>& each, ReadDamage& damage) {
-  for (const auto& name : corpus_files(dir))
-    if (auto st = for_each_record_in_file((fs::path(dir) / name).string(), each, damage); !st) return st;
-  return ok_status();
 }
 
 std::vector<std::string> corpus_files(const std::string& dir) {

@@ -55,13 +55,6 @@ struct ReadDamage {
   }
 };
 
-// Streams every record of DIR's corpus files (the order load() gives) to `each`. An error when a file
-// cannot be read. Memory: one block of the file, whatever `each` keeps.
-Status for_each_record(const std::string& dir, const std::function<void(Record&&)>& each, ReadDamage& damage);
-
-// The same for one corpus file (PATH names it in damaged lines).
-Status for_each_record_in_file(const std::string& path, const std::function<void(Record&&)>& each, ReadDamage& damage);
-
 // Streams each readable record of one corpus file as its summary (summary.h) with its line, for readers that
 // need only counts and keys (status) or decide which records to parse fully (resume: parse_record_line).
 using SummaryFn = std::function<void(const RecordSummary&, std::string_view line)>;
