@@ -1,10 +1,6 @@
 #include "agent/campaign.h"
 
-#include <signal.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -20,6 +16,7 @@
 #include "agent/progress.h"
 #include "agent/prompt_templates.h"
 #include "agent/scheduler.h"
+#include "agent/stop_signals.h"
 #include "core/files.h"
 #include "core/format.h"
 #include "core/hash.h"
@@ -39,35 +36,6 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-// ---- Ctrl-C: the first stops new work, the second aborts. ----
-std::atomic<int> g_interrupts{0};
-void on_sigint(int) {
-  if (g_interrupts.fetch_add(1) >= 1) {
-    const char msg[] = "\nkforge: second interrupt, aborting now (rerun the same command to resume)\n";
-    ssize_t ignored = ::write(STDERR_FILENO, msg, sizeof msg - 1);
-    (void)ignored;
-    ::_exit(130);
-  }
-  const char msg[] = "\nkforge: interrupt: finishing what is in flight, no new model calls (Ctrl-C again aborts)\n";
-  ssize_t ignored = ::write(STDERR_FILENO, msg, sizeof msg - 1);
-  (void)ignored;
-}
-
-class SigintGuard {
- public:
-  SigintGuard() {
-    g_interrupts = 0;
-    struct sigaction sa {};
-    sa.sa_handler = on_sigint;
-    sigemptyset(&sa.sa_mask);
-    ::sigaction(SIGINT, &sa, &old_);
-  }
-  ~SigintGuard() { ::sigaction(SIGINT, &old_, nullptr); }
-
- private:
-  struct sigaction old_ {};
-};
-
 struct ConfigEntry {
   providers::ModelConfig config;
   std::string file_hash;
@@ -86,6 +54,7 @@ nlohmann::json make_manifest_inputs(const std::vector<ConfigEntry>& configs, con
   for (const auto& c : configs)
     cj[c.config.name] = {{"path", c.config.source_path}, {"sha256", c.file_hash},
                          {"candidate_format", to_string(c.candidate.format)}, {"samples", c.samples},
+                         {"prompts_sha256", c.templates.fingerprint()},
                          {"turns", c.settings.turns}, {"stop_at_first_correct", c.settings.stop_at_first_correct},
                          {"keep_last_attempts", c.settings.keep_last_attempts}};
   // Recorded only when set, so that folders started before these keys existed resume without a change.
@@ -154,6 +123,8 @@ CampaignSummary run_campaign(const CampaignOptions& o) {
     summary.outcome = outcome;
     return summary;
   };
+  // Ctrl-C and SIGTERM from here on stop new model calls (also while the evaluators start).
+  StopSignals stop_signals(o.sigterm_deadline_s);
   // ---- Inputs ----
   auto backend = eval::parse_backend(o.backend);
   if (!backend) return fail(Outcome::bad_input, backend.error().message);
@@ -186,6 +157,12 @@ CampaignSummary run_campaign(const CampaignOptions& o) {
   std::error_code ec;
   fs::create_directories(out, ec);
   if (ec) return fail(Outcome::bad_input, "cannot create output folder '" + out + "': " + ec.message());
+
+  // ---- The corpus file's lock first: a run refused here or by the manifest changes nothing on disk ----
+  auto writer = corpus::Writer::open(out, shard.file_name());
+  if (!writer)
+    return fail(writer.error().code == "corpus.busy" ? Outcome::bad_input : Outcome::harness_error,
+                writer.error().message);
 
   // ---- Manifest: new run or resume (shards of one campaign share it) ----
   auto session = begin_session(out, make_manifest_inputs(configs, *problems, o, prompts_fingerprint), o.allow_changed,
@@ -285,27 +262,35 @@ CampaignSummary run_campaign(const CampaignOptions& o) {
     c.system_prompt = *sys;
   }
 
-  // ---- Corpus: this invocation appends to its shard's file; the folder's union is the prior state ----
-  auto writer = corpus::Writer::open(out, shard.file_name());
-  if (!writer)
-    return fail(writer.error().code == "corpus.busy" ? Outcome::bad_input : Outcome::harness_error,
-                writer.error().message);
-  std::map<UnitKey, std::vector<corpus::Record>> prior;
+  // ---- Corpus: this invocation appends to its shard's file; the folder's union is the prior state, read
+  // once, streaming (finished units leave only a flag behind); the budget follows the folder from there ----
+  PriorUnits prior;
   ProgressCounts counts;
-  if (corpus::has_corpus(out)) {
-    auto loaded = corpus::load(out);
-    if (!loaded) return fail(Outcome::harness_error, loaded.error().message);
-    for (auto& r : loaded->records) {
-      if (!shard.owns(r.key())) continue;
-      counts.cost_usd += r.cost_usd;
-      counts.tokens += r.usage.total();
-      prior[r.key()].push_back(std::move(r));
-    }
-  }
+  corpus::Follower follower(out);
+  double folder_usd = 0;
+  int64_t folder_tokens = 0;
+  corpus::ReadDamage damage;
+  if (auto st = follower.poll_summaries(
+          [&](const corpus::RecordSummary& r, std::string_view line) {
+            folder_usd += r.cost_usd;
+            folder_tokens += r.tokens;
+            if (!shard.owns(r.key)) return;
+            counts.cost_usd += r.cost_usd;
+            counts.tokens += r.tokens;
+            prior.add(r, line);
+          },
+          &damage);
+      !st)
+    return fail(Outcome::harness_error, st.error().message);
+  if (auto st = prior.finish(); !st) return fail(Outcome::harness_error, st.error().message);
+  for (const auto& d : damage.first) log::warn(d.where() + ": unreadable record skipped: " + d.reason);
+  if (damage.lines > static_cast<int64_t>(damage.first.size()))
+    log::warn(std::to_string(damage.lines) + " unreadable records in all; `kforge status " + out + "` lists them");
 
-  SigintGuard sigint_guard;
-  BudgetPolicy budget(out, o.budget_usd, o.budget_tokens);
-  auto may_call = [&budget]() { return g_interrupts.load() == 0 && budget.allows_model_call(); };
+  BudgetPolicy budget(std::move(follower), shard.file_name(), folder_usd, folder_tokens, o.budget_usd,
+                      o.budget_tokens);
+  auto may_call = [&budget]() { return !StopSignals::requested() && budget.allows_model_call(); };
+  auto on_spent = [&budget](double usd, int64_t tokens) { budget.charge(usd, tokens); };
   const int compile_jobs =
       o.compile_jobs > 0 ? o.compile_jobs : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
   PoolJudge judge(**pool, compile_jobs);
@@ -334,6 +319,7 @@ CampaignSummary run_campaign(const CampaignOptions& o) {
     job.system_prompt = c.system_prompt;
     job.first_turn = first_turns[{ci, pi}];
     job.may_call_model = may_call;
+    job.on_spent = on_spent;
     job.on_record = [&progress](const corpus::Record& r) { progress->on_record(r); };
     return job;
   });
@@ -376,9 +362,11 @@ CampaignSummary run_campaign(const CampaignOptions& o) {
 
   const int left = summary.total_units - summary.units_done;
   if (result.fatal) summary.outcome = Outcome::harness_error;
-  else if (g_interrupts.load() > 0) {
-    log::warn("interrupted: " + std::to_string(left) + " units left; rerun the same command to resume");
-    summary.outcome = Outcome::interrupted;
+  else if (StopSignals::requested()) {
+    log::warn(std::string(StopSignals::terminated() ? "stopped by SIGTERM" : "interrupted") +
+              ": every reply that arrived was recorded; " + std::to_string(left) +
+              " units left; rerun the same command to resume");
+    summary.outcome = StopSignals::terminated() ? Outcome::terminated : Outcome::interrupted;
   } else if (result.harness_failed_units > 0) {
     log::error(std::to_string(result.harness_failed_units) +
                " units stopped on harness failures (see the log above); rerun the same command to retry them");

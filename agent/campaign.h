@@ -1,7 +1,7 @@
 #pragma once
 // `kforge run`: problems x configurations x samples through the refinement loop, as a pipeline
 // (model calls in parallel per configuration, compiles on a CPU pool, one evaluation at a time per
-// evaluator, one evaluator per GPU), with budgets, Ctrl-C, progress, resume and shards.
+// evaluator, one evaluator per GPU), with budgets, Ctrl-C and SIGTERM, progress, resume and shards.
 // docs/campaigns.md and docs/cluster.md describe the behaviour. The parts: scheduler.h (units, workers),
 // budget.h, progress.h, manifest.h, evaluator_pool.h.
 #include <cstdint>
@@ -33,6 +33,7 @@ struct CampaignOptions {
   std::string gpus;              // --gpus: "" (all visible on cuda, 1 on host), "all", or "0,1,..."
   int evaluators = 0;            // --evaluators N on the host backend (0 = 1)
   std::string shard;             // --shard I/N; "" = the whole campaign
+  double sigterm_deadline_s = 25;  // after SIGTERM, what is in flight may take this long (stop_signals.h)
 };
 
 // How a campaign invocation ended; cli/ maps it to an exit code.
@@ -43,6 +44,7 @@ struct CampaignSummary {
     harness_error,     // kforge could not run (evaluator start, corpus writes) or units hit harness failures
     provider_failures, // some units stopped on provider failures (recorded; rerun retries them)
     interrupted,       // Ctrl-C
+    terminated,        // SIGTERM
   };
   Outcome outcome = Outcome::complete;
   std::string out;  // the run folder

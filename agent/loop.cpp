@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <optional>
 
 #include "agent/extract.h"
 #include "agent/feedback.h"
@@ -90,6 +91,48 @@ Result<Resumed> resume_state(const UnitJob& job) {
   return st;
 }
 
+// A reply of this turn that an earlier session received and saved but never recorded (it was stopped or
+// killed while the reply waited for, or went through, judging). Its cost was never counted: the caller
+// charges it. nullopt when there is none, when a record already names it, or when it cannot be read.
+std::optional<providers::Reply> saved_reply(const UnitJob& job, const std::string& stem, std::string& sent_at,
+                                            std::optional<double>& queue_wait_s) {
+  const std::string rel = "replies/" + stem + ".json";
+  for (const auto& r : job.prior_records)
+    if (r.reply && r.reply->path == rel) return std::nullopt;
+  const fs::path path = fs::path(job.corpus->dir()) / rel;
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec)) return std::nullopt;
+  auto text = read_file(path.string());
+  if (!text) return std::nullopt;
+  auto doc = nlohmann::json::parse(*text, nullptr, false);
+  if (!doc.is_object() || !doc.contains("answer") || !doc["answer"].is_string()) return std::nullopt;
+  try {
+    providers::Reply reply;
+    reply.answer = doc.value("answer", "");
+    reply.reasoning = doc.value("reasoning", "");
+    reply.finish_reason = doc.value("finish_reason", "");
+    reply.model = doc.value("model", "");
+    reply.cost_usd = doc.value("cost_usd", 0.0);
+    reply.attempts = doc.value("attempts", 1);
+    reply.latency_s = doc.value("latency_s", 0.0);
+    const auto u = doc.value("usage", nlohmann::json::object());
+    reply.usage.input_tokens = u.value("input_tokens", int64_t{0});
+    reply.usage.cached_input_tokens = u.value("cached_input_tokens", int64_t{0});
+    reply.usage.output_tokens = u.value("output_tokens", int64_t{0});
+    reply.usage.reasoning_tokens = u.value("reasoning_tokens", int64_t{0});
+    const std::string source = u.value("reasoning_tokens_source", "none");
+    reply.usage.reasoning_source = source == "reported"    ? providers::Usage::ReasoningSource::reported
+                                   : source == "estimated" ? providers::Usage::ReasoningSource::estimated
+                                                           : providers::Usage::ReasoningSource::none;
+    sent_at = doc.value("sent_at", "");
+    if (doc.contains("queue_wait_s") && doc["queue_wait_s"].is_number()) queue_wait_s = doc["queue_wait_s"].get<double>();
+    job.on_spent(reply.cost_usd, usage_of(reply.usage).total());
+    return reply;
+  } catch (const nlohmann::json::exception&) {
+    return std::nullopt;  // a damaged file: the call is made again
+  }
+}
+
 Status append(const UnitJob& job, corpus::Record record) {
   record.recorded_at = corpus::utc_now_iso();
   if (auto st = job.corpus->append(record); !st) return st;  // the writer redacts secrets
@@ -147,8 +190,30 @@ Result<UnitOutcome> run_unit(const UnitJob& job) {
   for (int turn = st.next_turn; turn <= turns; ++turn) {
     if (!job.may_call_model()) return UnitOutcome::stopped;
     auto messages = build_messages(job.system_prompt, job.first_turn, st.attempts, job.settings.keep_last_attempts);
-    const std::string started_at = corpus::utc_now_iso();
-    auto result = job.provider->complete(messages);
+    const std::string stem = turn_stem(job, turn);
+    std::string started_at;
+    std::optional<double> queue_wait_s;
+    std::string reply_rel;
+    auto saved = saved_reply(job, stem, started_at, queue_wait_s);
+    providers::ProviderResult<providers::Reply> result = providers::Reply{};
+    if (saved) {
+      log::info(stem + ": judging the reply that arrived before kforge stopped (not asked for again)");
+      result = std::move(*saved);
+      reply_rel = "replies/" + stem + ".json";
+    } else {
+      // started_at is when the call is sent, after its wait for a concurrency slot (queue_wait_s).
+      const auto queued = std::chrono::steady_clock::now();
+      bool withheld = false;
+      providers::CallGate gate;
+      gate.may_send = [&] { return !(withheld = !job.may_call_model()); };
+      gate.sent = [&] {
+        started_at = corpus::utc_now_iso();
+        queue_wait_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - queued).count();
+      };
+      gate.settled = job.on_spent;
+      result = job.provider->complete(messages, gate);
+      if (withheld) return UnitOutcome::stopped;
+    }
 
     if (auto* err = std::get_if<providers::ProviderError>(&result)) {
       auto r = base_record(job, corpus::Kind::provider_failure, turn);
@@ -157,23 +222,28 @@ Result<UnitOutcome> run_unit(const UnitJob& job) {
       r.usage = usage_of(err->usage);
       r.cost_usd = providers::cost_usd(err->usage, job.provider->config().prices);
       r.started_at = started_at;
+      r.queue_wait_s = queue_wait_s;
       r.environment = job.run->environment;
       if (auto s = append(job, std::move(r)); !s) return s.error();
       return UnitOutcome::provider_failed;
     }
     const providers::Reply& reply = std::get<providers::Reply>(result);
-    const std::string stem = turn_stem(job, turn);
-    nlohmann::json reply_doc = {{"answer", reply.answer},       {"reasoning", reply.reasoning},
-                                {"finish_reason", reply.finish_reason}, {"model", reply.model},
-                                {"usage", providers::usage_json(reply.usage)}, {"cost_usd", reply.cost_usd},
-                                {"attempts", reply.attempts},   {"latency_s", reply.latency_s}};
-    auto reply_path = job.corpus->write_companion("replies", stem + ".json", secrets::redact(reply_doc.dump(2)));
-    if (!reply_path) return reply_path.error();
+    if (!saved) {
+      nlohmann::json reply_doc = {{"answer", reply.answer},       {"reasoning", reply.reasoning},
+                                  {"finish_reason", reply.finish_reason}, {"model", reply.model},
+                                  {"usage", providers::usage_json(reply.usage)}, {"cost_usd", reply.cost_usd},
+                                  {"attempts", reply.attempts},   {"latency_s", reply.latency_s},
+                                  {"sent_at", started_at}};
+      if (queue_wait_s) reply_doc["queue_wait_s"] = *queue_wait_s;
+      auto written = job.corpus->write_companion("replies", stem + ".json", secrets::redact(reply_doc.dump(2)));
+      if (!written) return written.error();
+      reply_rel = *written;
+    }
 
     auto record = base_record(job, corpus::Kind::evaluation, turn);
     record.usage = usage_of(reply.usage);
     record.cost_usd = reply.cost_usd;
-    record.reply = corpus::ReplyRef{*reply_path,
+    record.reply = corpus::ReplyRef{reply_rel,
                                     reply.finish_reason,
                                     reply.model,
                                     reply.attempts,
@@ -181,6 +251,7 @@ Result<UnitOutcome> run_unit(const UnitJob& job) {
                                     static_cast<int64_t>(reply.answer.size()),
                                     static_cast<int64_t>(reply.reasoning.size())};
     record.started_at = started_at;
+    record.queue_wait_s = queue_wait_s;
     record.environment = job.run->environment;
 
     nlohmann::json verdict;

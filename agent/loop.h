@@ -85,8 +85,12 @@ struct UnitJob {
   std::string first_turn;
   // Earlier records of this unit (any kind), in corpus order, for resuming.
   std::vector<corpus::Record> prior_records;
-  // Asked before every model call; false stops the unit (budget exhausted, Ctrl-C).
+  // Asked before every model call and again when the call holds its concurrency slot, just before it is
+  // sent (providers::CallGate); false stops the unit (budget exhausted, Ctrl-C, SIGTERM).
   std::function<bool()> may_call_model = [] { return true; };
+  // Told what each call (a reply or a failure) cost the moment it ends, before its concurrency slot is
+  // released and before it is judged: budget caps count it at once, not only once its record is written.
+  std::function<void(double usd, int64_t tokens)> on_spent = [](double, int64_t) {};
   // Called with every record appended (for spend accounting and progress).
   std::function<void(const corpus::Record&)> on_record = [](const corpus::Record&) {};
 };
@@ -94,7 +98,9 @@ struct UnitJob {
 // True when the prior records already hold a unit_done record.
 bool unit_finished(const std::vector<corpus::Record>& prior_records);
 
-// Runs (or resumes) the unit. Errors are corpus write failures and unreadable prior replies.
+// Runs (or resumes) the unit. A reply that arrived in an earlier session but was never recorded (kforge was
+// stopped or killed while judging it) is judged again from its companion file rather than asked for again.
+// Errors are corpus write failures and unreadable prior replies.
 Result<UnitOutcome> run_unit(const UnitJob& job);
 
 }  // namespace kf::agent

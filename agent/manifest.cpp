@@ -61,8 +61,24 @@ std::vector<std::string> manifest_changes(const nlohmann::json& old_in, const nl
   std::vector<std::string> changes;
   if (old_in.value("backend", "") != new_in.value("backend", ""))
     changes.push_back("backend was " + old_in.value("backend", "") + ", now " + new_in.value("backend", ""));
-  if (old_in.value("prompts_sha256", "") != new_in.value("prompts_sha256", ""))
-    changes.push_back("the prompt templates changed");
+  // Prompt templates are compared per configuration, and only for configurations both runs have (adding one
+  // grows the run). A manifest from before per-configuration hashes has one hash over all configurations:
+  // it is compared only when the configurations are the same ones.
+  const auto old_configs = old_in.value("configs", nlohmann::json::object());
+  const auto new_configs = new_in.value("configs", nlohmann::json::object());
+  bool per_config = true;
+  for (const auto& [name, was] : old_configs.items())
+    per_config = per_config && was.is_object() && was.contains("prompts_sha256");
+  if (per_config) {
+    for (const auto& [name, now] : new_configs.items())
+      if (old_configs.contains(name) && old_configs[name].value("prompts_sha256", "") != now.value("prompts_sha256", ""))
+        changes.push_back("the prompt templates of configuration '" + name + "' changed");
+  } else {
+    bool same_names = old_configs.size() == new_configs.size();
+    for (const auto& [name, now] : new_configs.items()) same_names = same_names && old_configs.contains(name);
+    if (same_names && old_in.value("prompts_sha256", "") != new_in.value("prompts_sha256", ""))
+      changes.push_back("the prompt templates changed");
+  }
   for (const char* group : {"configs", "problems"}) {
     if (!old_in.contains(group) || !new_in.contains(group)) continue;
     for (const auto& [name, now] : new_in[group].items()) {

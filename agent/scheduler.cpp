@@ -6,12 +6,41 @@
 #include <thread>
 
 #include "core/log.h"
+#include "corpus/reader.h"
 
 namespace kf::agent {
 
+void PriorUnits::add(const corpus::RecordSummary& r, std::string_view line) {
+  if (auto done = finished.find(r.key); done != finished.end()) {
+    done->second = done->second || r.correct;
+    return;
+  }
+  if (r.kind != corpus::Kind::unit_done) {
+    open_lines_[r.key].emplace_back(line);
+    open_correct_[r.key] = open_correct_[r.key] || r.correct;
+    return;
+  }
+  finished[r.key] = open_correct_[r.key] || r.correct;
+  open_lines_.erase(r.key);
+  open_correct_.erase(r.key);
+}
+
+Status PriorUnits::finish() {
+  for (auto& [key, lines] : open_lines_) {
+    auto& records = open[key];
+    for (const auto& line : lines) {
+      auto r = corpus::parse_record_line(line);
+      if (!r) return r.error();
+      records.push_back(std::move(*r));
+    }
+  }
+  open_lines_.clear();
+  open_correct_.clear();
+  return ok_status();
+}
+
 UnitPlan plan_units(const std::vector<std::string>& config_names, const std::vector<int>& samples,
-                    const std::vector<std::string>& problem_names, const corpus::Shard& shard,
-                    std::map<UnitKey, std::vector<corpus::Record>>& prior,
+                    const std::vector<std::string>& problem_names, const corpus::Shard& shard, PriorUnits& prior,
                     const std::function<UnitJob(size_t, size_t, int)>& make_job) {
   UnitPlan plan;
   plan.queues.resize(config_names.size());
@@ -21,15 +50,13 @@ UnitPlan plan_units(const std::vector<std::string>& config_names, const std::vec
         UnitKey key{config_names[ci], problem_names[pi], s};
         if (!shard.owns(key)) continue;
         ++plan.total_units;
-        auto it = prior.find(key);
-        if (it != prior.end() && unit_finished(it->second)) {
+        if (auto done = prior.finished.find(key); done != prior.finished.end()) {
           ++plan.already_done;
-          if (std::any_of(it->second.begin(), it->second.end(), [](const auto& r) { return r.correct(); }))
-            ++plan.already_correct;
+          if (done->second) ++plan.already_correct;
           continue;
         }
         UnitJob job = make_job(ci, pi, s);
-        if (it != prior.end()) job.prior_records = std::move(it->second);
+        if (auto it = prior.open.find(key); it != prior.open.end()) job.prior_records = std::move(it->second);
         plan.queues[ci].push_back(std::move(job));
       }
   return plan;

@@ -22,17 +22,17 @@ struct Tally {
   double cost = 0;
   int64_t tokens = 0;
   std::string last;
-  void add(const corpus::Record& r) {
+  void add(const corpus::RecordSummary& r) {
     using corpus::Kind;
-    if (r.kind == Kind::unit_done) done.insert(r.key());
-    if (r.correct()) correct.insert(r.key());
+    if (r.kind == Kind::unit_done) done.insert(r.key);
+    if (r.correct) correct.insert(r.key);
     if (r.kind == Kind::evaluation) ++evaluations;
     if (r.kind == Kind::provider_failure) ++provider_failures;
     if (r.kind == Kind::harness_failure) ++harness_failures;
     if (r.kind == Kind::imported) ++imported;
-    if (r.claimed_correct()) ++imported_claimed_correct;
+    if (r.claimed_correct) ++imported_claimed_correct;
     cost += r.cost_usd;
-    tokens += r.usage.total();
+    tokens += r.tokens;
     if (r.recorded_at > last) last = r.recorded_at;
   }
   nlohmann::json to_json(std::optional<int> units) const {
@@ -69,23 +69,29 @@ Result<nlohmann::json> run_status(const std::string& dir) {
     for (auto p = problems.begin(); p != problems.end(); ++p)
       for (int s = 0; s < c->value("samples", 1); ++s) units.push_back({c.key(), p.key(), s});
 
+  // Streamed file by file; what is kept grows with units (and their turns), not with records.
   std::map<std::string, Tally> per_file;
   Tally total;
-  std::map<std::string, int> seen;  // identity of a record that must be unique -> count
+  // Records that must be unique, per unit: unit_done, and evaluation / imported per turn -> count.
+  struct Seen {
+    int done = 0;
+    std::map<std::pair<int, int>, int> turns;  // (kind, turn) -> count
+  };
+  std::map<corpus::UnitKey, Seen> seen;
+  corpus::ReadDamage damage;
   for (const auto& name : corpus::corpus_files(dir)) {
-    corpus::Corpus one;
-    auto content = read_file((fs::path(dir) / name).string());
-    if (!content) return content.error();
-    corpus::parse_text(*content, name, one);
     auto& t = per_file[name];
-    for (const auto& r : one.records) {
-      t.add(r);
-      total.add(r);
-      if (r.kind == corpus::Kind::unit_done || r.kind == corpus::Kind::evaluation ||
-          r.kind == corpus::Kind::imported)
-        ++seen[corpus::to_string(r.kind) + " " + r.key().file_stem() +
-               (r.kind != corpus::Kind::unit_done ? " turn " + std::to_string(r.turn) : "")];
-    }
+    auto st = corpus::for_each_summary_in_file(
+        (fs::path(dir) / name).string(),
+        [&](const corpus::RecordSummary& r, std::string_view) {
+          t.add(r);
+          total.add(r);
+          if (r.kind == corpus::Kind::unit_done) ++seen[r.key].done;
+          else if (r.kind == corpus::Kind::evaluation || r.kind == corpus::Kind::imported)
+            ++seen[r.key].turns[{static_cast<int>(r.kind), r.turn}];
+        },
+        damage);
+    if (!st) return st.error();
   }
   nlohmann::json shards = nlohmann::json::array();
   for (const auto& [name, t] : per_file) {
@@ -104,13 +110,23 @@ Result<nlohmann::json> run_status(const std::string& dir) {
     shards.push_back(j);
   }
   nlohmann::json duplicates = nlohmann::json::array();
-  for (const auto& [what, n] : seen)
-    if (n > 1) duplicates.push_back(what + " recorded " + std::to_string(n) + " times");
+  for (const auto& [key, s] : seen) {
+    if (s.done > 1) duplicates.push_back("unit_done " + key.file_stem() + " recorded " + std::to_string(s.done) + " times");
+    for (const auto& [kind_turn, n] : s.turns)
+      if (n > 1)
+        duplicates.push_back(corpus::to_string(static_cast<corpus::Kind>(kind_turn.first)) + " " + key.file_stem() +
+                             " turn " + std::to_string(kind_turn.second) + " recorded " + std::to_string(n) + " times");
+  }
+  nlohmann::json unreadable = nlohmann::json::array();
+  for (const auto& d : damage.first) unreadable.push_back({{"file", d.file}, {"line", d.line}, {"reason", d.reason}});
   return nlohmann::json{{"run_id", manifest.value("run_id", "")},
                         {"dir", dir},
                         {"shards", shards},
                         {"total", total.to_json(static_cast<int>(units.size()))},
-                        {"duplicates", duplicates}};
+                        {"duplicates", duplicates},
+                        {"unreadable_lines", damage.lines},
+                        {"unreadable_first", unreadable},
+                        {"torn_tails", damage.torn_tails}};
 }
 
 std::string format_status(const nlohmann::json& s) {
@@ -137,6 +153,16 @@ std::string format_status(const nlohmann::json& s) {
     o << "\nRecorded more than once:\n";
     for (const auto& d : s["duplicates"]) o << "- " << d.get<std::string>() << "\n";
   }
+  if (const int64_t n = s.value("unreadable_lines", int64_t{0}); n > 0) {
+    o << "\n" << n << " unreadable line" << (n == 1 ? "" : "s") << " (skipped by every reader; the first "
+      << s["unreadable_first"].size() << "):\n";
+    for (const auto& d : s["unreadable_first"])
+      o << "- " << d.value("file", "") << " line " << d.value("line", 0) << ": " << d.value("reason", "") << "\n";
+  }
+  if (const int torn = s.value("torn_tails", 0); torn > 0)
+    o << "\n" << torn << " corpus file" << (torn == 1 ? " ends" : "s end")
+      << " with a torn record (an interrupted write, or a run appending now); the next `kforge run` on the "
+         "folder cuts it off and keeps its bytes in torn/.\n";
   return o.str();
 }
 

@@ -62,7 +62,7 @@ int print_report(const std::vector<std::string>& dirs, const ReportOptions& o, b
   std::vector<agent::ConfigSummary> all;
   agent::ImportReport imports;
   for (const auto& dir : dirs) {
-    auto corpus = corpus::load(dir);
+    auto corpus = corpus::load_for_report(dir);  // slim records but the best kernels: memory for 1M records
     if (!corpus) {
       log::error(corpus.error().message);
       return kExitUsage;
@@ -106,7 +106,8 @@ int exit_code(const agent::CampaignSummary& s) {
     case Outcome::bad_input: return kExitUsage;
     case Outcome::harness_error: return kExitHarness;
     case Outcome::provider_failures: return kExitFailure;
-    case Outcome::interrupted: return 130;
+    case Outcome::interrupted: return 130;  // 128 + SIGINT, like a shell
+    case Outcome::terminated: return 143;   // 128 + SIGTERM
   }
   return kExitHarness;
 }
@@ -168,6 +169,10 @@ void add_agent_commands(CLI::App& app, Registry& registry) {
   run->add_option("--shard", opts->shard,
                   "Run only shard I of N (I/N, e.g. $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT): a share of the "
                   "units by a hash of (config, problem, sample), appended to its own corpus file in --out");
+  run->add_option("--sigterm-deadline", opts->sigterm_deadline_s,
+                  "Seconds after SIGTERM for recording what is in flight before aborting (default 25, inside "
+                  "Slurm's 30 s grace)")
+      ->check(CLI::NonNegativeNumber);
   registry.on_run(run, [=] {
     agent::CampaignOptions o = *opts;
     if (*samples > 0) o.samples = *samples;
@@ -263,7 +268,7 @@ void add_agent_commands(CLI::App& app, Registry& registry) {
   // status
   auto status_dir = std::make_shared<std::string>();
   auto status_json = std::make_shared<bool>(false);
-  auto* status = app.add_subcommand("status", "Per-shard and total progress of a run folder, and anything recorded twice");
+  auto* status = app.add_subcommand("status", "Per-shard and total progress of a run folder; anything recorded twice or unreadable (exit 1)");
   status->add_option("dir", *status_dir, "Run folder")->required();
   status->add_flag("--json", *status_json, "Print JSON instead of the table");
   registry.on_run(status, [=] {
@@ -274,7 +279,8 @@ void add_agent_commands(CLI::App& app, Registry& registry) {
     }
     std::string text = *status_json ? st->dump(2) + "\n" : agent::format_status(*st);
     std::fwrite(text.data(), 1, text.size(), stdout);
-    return st->at("duplicates").empty() ? kExitOk : kExitFailure;
+    // Exit 1 when the corpus holds anything recorded twice or lines no reader can use.
+    return st->at("duplicates").empty() && st->value("unreadable_lines", int64_t{0}) == 0 ? kExitOk : kExitFailure;
   });
 }
 

@@ -3,6 +3,7 @@
 #include "cli/commands.h"
 #include "core/log.h"
 #include "core/version.h"
+#include "sandbox/leftovers.h"
 
 int main(int argc, char** argv) {
   using namespace kf;
@@ -37,6 +38,9 @@ int main(int argc, char** argv) {
     return kExitUsage;
   }
   if (verbose) kf::log::set_level(kf::log::Level::debug);
+  // What kforge processes that are gone left behind (frozen jobs, their groups, /dev/shm folders) is
+  // taken back before anything else: a killed run must not cost the next command a GPU or memory.
+  kf::sandbox::sweep_leftovers();
   try {
     return registry.run(app);
   } catch (const std::exception& e) {

@@ -7,6 +7,7 @@
 #include "core/files.h"
 #include "core/log.h"
 #include "corpus/shard.h"
+#include "corpus/summary.h"
 
 namespace kf::corpus {
 namespace fs = std::filesystem;
@@ -49,7 +50,96 @@ size_t parse_complete_lines(const std::string& text, const std::string& origin, 
   return pos;
 }
 
+Record* parse_line(std::string_view line, const std::string& origin, size_t line_no, Record& into,
+                   ReadDamage& damage) {
+  auto j = nlohmann::json::parse(line, nullptr, false);
+  if (j.is_discarded()) {
+    damage.add({origin, line_no, "not JSON (a torn write?)"});
+    return nullptr;
+  }
+  auto r = Record::from_json(j);
+  if (!r) {
+    damage.add({origin, line_no, r.error().message});
+    return nullptr;
+  }
+  into = std::move(*r);
+  return &into;
+}
+
+bool blank(std::string_view line) { return line.find_first_not_of(" \t\r") == std::string_view::npos; }
+
+// Streams the complete, non-blank lines of PATH from byte `offset` on to `each(line, line_no, at)` (`at`: the
+// line's offset in the file); returns the
+// offset after the last complete line. A last line without its newline is left unread (torn_tails counts it
+// when `count_torn`).
+Result<uint64_t> stream_lines(const std::string& path, uint64_t offset,
+                              const std::function<void(std::string_view, size_t, uint64_t)>& each, ReadDamage& damage,
+                              bool count_torn) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return make_error("corpus.read", "cannot read '" + path + "'");
+  in.seekg(static_cast<std::streamoff>(offset));
+  constexpr size_t kBlock = 4 << 20;
+  std::string buf;
+  std::vector<char> block(kBlock);
+  size_t line_no = 0;
+  uint64_t consumed = offset;
+  for (;;) {
+    in.read(block.data(), static_cast<std::streamsize>(block.size()));
+    const auto got = static_cast<size_t>(in.gcount());
+    if (got == 0) break;
+    buf.append(block.data(), got);
+    size_t pos = 0;
+    for (;;) {
+      const size_t eol = buf.find('\n', pos);
+      if (eol == std::string::npos) break;
+      ++line_no;
+      const std::string_view line(buf.data() + pos, eol - pos);
+      if (!blank(line)) each(line, line_no, consumed);
+      consumed += eol + 1 - pos;
+      pos = eol + 1;
+    }
+    buf.erase(0, pos);
+  }
+  if (count_torn && buf.find_first_not_of(" \t\r\n") != std::string::npos) ++damage.torn_tails;
+  return consumed;
+}
+
+Result<uint64_t> stream_file(const std::string& path, const std::string& origin, uint64_t offset,
+                             const std::function<void(Record&&)>& each, ReadDamage& damage, bool count_torn) {
+  Record record;
+  return stream_lines(
+      path, offset,
+      [&](std::string_view line, size_t line_no, uint64_t) {
+        if (parse_line(line, origin, line_no, record, damage)) each(std::move(record));
+      },
+      damage, count_torn);
+}
+
+Result<uint64_t> stream_summaries(const std::string& path, uint64_t offset, const SummaryFn& each, ReadDamage& damage,
+                                  bool count_torn) {
+  Record record;
+  return stream_lines(
+      path, offset,
+      [&](std::string_view line, size_t line_no, uint64_t) {
+        if (auto s = summarize_line(line)) each(*s, line);
+        else if (parse_line(line, path, line_no, record, damage)) each(RecordSummary::of(record), line);
+      },
+      damage, count_torn);
+}
+
 }  // namespace
+
+Status for_each_summary_in_file(const std::string& path, const SummaryFn& each, ReadDamage& damage) {
+  auto done = stream_summaries(path, 0, each, damage, true);
+  if (!done) return done.error();
+  return ok_status();
+}
+
+Result<Record> parse_record_line(std::string_view line) {
+  auto j = nlohmann::json::parse(line, nullptr, false);
+  if (j.is_discarded()) return make_error("corpus.record", "not JSON (a torn write?)");
+  return Record::from_json(j);
+}
 
 std::vector<std::string> corpus_files(const std::string& dir) {
   std::vector<std::string> names;
@@ -77,12 +167,75 @@ Result<Corpus> load(const std::string& dir) {
     return make_error("corpus.missing", "no corpus in '" + dir +
                                             "' (no evaluations.jsonl): pass the folder a `kforge run --out DIR` wrote");
   for (const auto& name : c.files) {
-    auto text = read_file((fs::path(dir) / name).string());
-    if (!text) return text.error();
-    parse_text(*text, (fs::path(dir) / name).string(), c);
+    const std::string path = (fs::path(dir) / name).string();
+    ReadDamage damage;
+    auto done = stream_file(path, path, 0, [&](Record&& r) { c.records.push_back(std::move(r)); }, damage, true);
+    if (!done) return done.error();
+    c.torn_tails += damage.torn_tails;
+    for (auto& d : damage.first) c.damaged.push_back(std::move(d));
+    if (damage.lines > static_cast<int64_t>(damage.first.size()))
+      log::warn(path + ": " + std::to_string(damage.lines) + " unreadable records in all (`kforge status " + dir +
+                "` lists them)");
   }
   for (const auto& d : c.damaged) log::warn(d.where() + ": unreadable record skipped: " + d.reason);
   mark_best(c.records);
+  return c;
+}
+
+Result<Corpus> load_for_report(const std::string& dir) {
+  Corpus c;
+  c.dir = dir;
+  c.files = corpus_files(dir);
+  if (c.files.empty())
+    return make_error("corpus.missing", "no corpus in '" + dir +
+                                            "' (no evaluations.jsonl): pass the folder a `kforge run --out DIR` wrote");
+  struct Place {
+    size_t file;
+    uint64_t at;
+    size_t length;
+  };
+  std::map<size_t, Place> correct_at;  // record index -> its line, for the full parse of the best ones
+  for (size_t fi = 0; fi < c.files.size(); ++fi) {
+    const std::string path = (fs::path(dir) / c.files[fi]).string();
+    ReadDamage damage;
+    Record record;
+    auto done = stream_lines(
+        path, 0,
+        [&](std::string_view line, size_t line_no, uint64_t at) {
+          auto s = summarize_line(line);
+          if (s) {
+            if (s->correct) correct_at[c.records.size()] = {fi, at, line.size()};
+            c.records.push_back(s->slim());
+          } else if (parse_line(line, path, line_no, record, damage)) {
+            c.records.push_back(std::move(record));
+          }
+        },
+        damage, true);
+    if (!done) return done.error();
+    c.torn_tails += damage.torn_tails;
+    for (auto& d : damage.first) c.damaged.push_back(std::move(d));
+    if (damage.lines > static_cast<int64_t>(damage.first.size()))
+      log::warn(path + ": " + std::to_string(damage.lines) + " unreadable records in all (`kforge status " + dir +
+                "` lists them)");
+  }
+  for (const auto& d : c.damaged) log::warn(d.where() + ": unreadable record skipped: " + d.reason);
+  mark_best(c.records);
+  // The best kernels in full: the report judges them on everything their verdicts hold.
+  std::vector<std::ifstream> files;
+  for (const auto& name : c.files) files.emplace_back((fs::path(dir) / name).string(), std::ios::binary);
+  for (const auto& [index, place] : correct_at) {
+    if (!c.records[index].best) continue;
+    std::string line(place.length, '\0');
+    auto& in = files[place.file];
+    in.clear();
+    in.seekg(static_cast<std::streamoff>(place.at));
+    in.read(line.data(), static_cast<std::streamsize>(line.size()));
+    auto full = parse_record_line(line);
+    if (!full) return make_error("corpus.read", "cannot read a record of '" + c.files[place.file] + "' again: " +
+                                                    full.error().message);
+    full->best = true;
+    c.records[index] = std::move(*full);
+  }
   return c;
 }
 
@@ -107,17 +260,38 @@ void mark_best(std::vector<Record>& records) {
 
 std::vector<Record> Follower::poll() {
   std::vector<Record> out;
-  for (const auto& name : corpus_files(dir_)) {
-    const std::string path = (fs::path(dir_) / name).string();
-    std::ifstream in(path, std::ios::binary);
-    if (!in) continue;
-    uint64_t& offset = offsets_[name];
-    in.seekg(static_cast<std::streamoff>(offset));
-    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    std::vector<DamagedLine> damaged;  // the loader reports these; a follower only counts what it can read
-    offset += parse_complete_lines(text, path, 0, out, damaged);
-  }
+  (void)poll([&](Record&& r) { out.push_back(std::move(r)); });
   return out;
+}
+
+Status Follower::poll(const std::function<void(Record&&)>& each, ReadDamage* damage) {
+  ReadDamage ignored;  // the loader reports these; a follower only counts what it can read
+  for (const auto& name : corpus_files(dir_)) {
+    if (ignored_.count(name)) continue;
+    const std::string path = (fs::path(dir_) / name).string();
+    uint64_t& offset = offsets_[name];
+    std::error_code ec;
+    if (fs::file_size(path, ec) <= offset && !ec) continue;
+    auto done = stream_file(path, path, offset, each, damage ? *damage : ignored, false);
+    if (!done) return done.error();
+    offset = *done;
+  }
+  return ok_status();
+}
+
+Status Follower::poll_summaries(const SummaryFn& each, ReadDamage* damage) {
+  ReadDamage ignored;
+  for (const auto& name : corpus_files(dir_)) {
+    if (ignored_.count(name)) continue;
+    const std::string path = (fs::path(dir_) / name).string();
+    uint64_t& offset = offsets_[name];
+    std::error_code ec;
+    if (fs::file_size(path, ec) <= offset && !ec) continue;
+    auto done = stream_summaries(path, offset, each, damage ? *damage : ignored, damage != nullptr);
+    if (!done) return done.error();
+    offset = *done;
+  }
+  return ok_status();
 }
 
 }  // namespace kf::corpus

@@ -4,15 +4,23 @@
 //
 // Torn-line policy: a record is written with one write() + fsync, so the only partial record a reader can
 // meet is the last line of a file without its newline (a writer killed mid-append, or one appending right
-// now on another node). That line is ignored without a warning. A complete line that is not a valid record
-// is reported in `damaged` (the loader also warns about it) and skipped.
+// now on another node). That line is ignored without a warning; the next writer of that file cuts it off
+// (keeping its bytes aside, writer.h) before it appends. A complete line that is not a valid record is
+// reported as damaged (the loader also warns about it) and skipped.
+//
+// Every reader streams: files are read in blocks and each record is handed on as it is parsed, so what a
+// caller keeps decides the memory (load() keeps every record; status and resume keep per-unit state).
 #include <cstdint>
+#include <functional>
 #include <map>
+#include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/result.h"
 #include "corpus/record.h"
+#include "corpus/summary.h"
 
 namespace kf::corpus {
 
@@ -35,9 +43,34 @@ struct Corpus {
 std::vector<std::string> corpus_files(const std::string& dir);
 bool has_corpus(const std::string& dir);
 
+// Lines that could not be read while streaming: how many, and the first few by place.
+struct ReadDamage {
+  static constexpr size_t kNamed = 5;
+  int64_t lines = 0;                // complete lines that are not records
+  std::vector<DamagedLine> first;   // the first kNamed of them
+  int torn_tails = 0;               // files whose last line had no newline yet (not counted in `lines`)
+  void add(DamagedLine d) {
+    ++lines;
+    if (first.size() < kNamed) first.push_back(std::move(d));
+  }
+};
+
+// Streams each readable record of one corpus file as its summary (summary.h) with its line, for readers that
+// need only counts and keys (status) or decide which records to parse fully (resume: parse_record_line).
+using SummaryFn = std::function<void(const RecordSummary&, std::string_view line)>;
+Status for_each_summary_in_file(const std::string& path, const SummaryFn& each, ReadDamage& damage);
+// One corpus line as a record.
+Result<Record> parse_record_line(std::string_view line);
+
 // Reads every corpus file of DIR and marks each unit's best correct kernel (mark_best). An error when DIR
 // holds no corpus file or one cannot be read.
 Result<Corpus> load(const std::string& dir);
+
+// For reports: load() with every record slim (RecordSummary::slim(): names, unit, turn, cost, tokens, the
+// verdict's name, correctness and timing, a failure's kind) except the best kernels (mark_best) and imported
+// records, which are complete. Memory grows with records but a slim record is a small fraction of a full one;
+// the report reads no other field of a record that is not the best of its unit.
+Result<Corpus> load_for_report(const std::string& dir);
 
 // Parses JSONL text (one file's content) into `into`, `origin` naming it in DamagedLine::file.
 void parse_text(const std::string& text, const std::string& origin, Corpus& into);
@@ -52,10 +85,17 @@ class Follower {
  public:
   explicit Follower(std::string dir) : dir_(std::move(dir)) {}
   std::vector<Record> poll();
+  // Streams the records completed since the last poll to `each` (damaged lines into `damage`, if given).
+  Status poll(const std::function<void(Record&&)>& each, ReadDamage* damage = nullptr);
+  // The same as summaries with their lines (cheaper: most lines are never fully parsed).
+  Status poll_summaries(const SummaryFn& each, ReadDamage* damage = nullptr);
+  // Stops reading FILE's growth (a file whose new records the caller learns of otherwise: its own).
+  void stop_following(const std::string& file_name) { ignored_.insert(file_name); }
 
  private:
   std::string dir_;
   std::map<std::string, uint64_t> offsets_;  // file -> bytes consumed (up to the last complete line)
+  std::set<std::string> ignored_;
 };
 
 }  // namespace kf::corpus

@@ -218,6 +218,7 @@ json Record::to_json() const {
   }
   if (environment) j["environment"] = environment_json(*environment);
   j["started_at"] = started_at;
+  if (queue_wait_s) j["queue_wait_s"] = *queue_wait_s;
   j["recorded_at"] = recorded_at;
   return j;
 }
@@ -276,6 +277,7 @@ Result<Record> Record::from_json(const json& j) {
       r.evaluator = EvaluatorRef::from_json(j["evaluator"]);
     }
     r.started_at = f.str("started_at");
+    r.queue_wait_s = f.opt_number("queue_wait_s");
     r.recorded_at = f.str("recorded_at");
     if (r.kind == Kind::provider_failure && f.has("error")) {
       Fields e = f.object("error");

@@ -136,7 +136,8 @@ struct Record {
   std::string feedback;
   std::optional<Environment> environment;
   std::optional<EvaluatorRef> evaluator;
-  std::string started_at, recorded_at;
+  std::string started_at, recorded_at;  // the model call was sent; the record was written
+  std::optional<double> queue_wait_s;     // the call's wait for a concurrency slot before started_at
   std::optional<ProviderErrorInfo> error;  // provider_failure
 
   // unit_done

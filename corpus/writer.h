@@ -12,15 +12,16 @@ namespace kf::corpus {
 
 class Writer {
  public:
-  // Creates DIR, DIR/replies and DIR/sources; appends to DIR/file_name (evaluations.jsonl, or a shard's file).
-  // A torn last line left by a killed writer is closed with a newline first (readers skip it). The writer
+  // Appends to DIR/file_name (evaluations.jsonl, or a shard's file), creating DIR when missing. The writer
   // holds an exclusive lock on the file while it lives: a second writer of the same file (the same shard
-  // started twice, two unsharded runs of one folder) is refused.
+  // started twice, two unsharded runs of one folder) is refused, and opening changes nothing else on disk.
+  // Before the first append, a torn last record left by a killed writer (or a full disk) is cut off: its
+  // bytes are kept in DIR/torn/<file>.<time>.fragment and the file ends with its last whole record again.
   static Result<std::unique_ptr<Writer>> open(const std::string& dir,
                                               const std::string& file_name = "evaluations.jsonl");
   // Secrets are redacted from the serialized record before it is written (model text can quote anything).
   Status append(const Record& record);
-  // Writes a companion file atomically; returns its path relative to DIR.
+  // Writes a companion file atomically (creating DIR/SUBDIR when missing); returns its path relative to DIR.
   Result<std::string> write_companion(const std::string& subdir, const std::string& name, const std::string& text);
   const std::string& dir() const { return dir_; }
   const std::string& file_name() const { return file_; }
@@ -31,8 +32,10 @@ class Writer {
  private:
   Writer(std::string dir, std::string file, int lock_fd)
       : dir_(std::move(dir)), file_(std::move(file)), lock_fd_(lock_fd) {}
+  Status repair_torn_tail();  // with mu_ held
   std::string dir_, file_;
   int lock_fd_ = -1;
+  bool tail_checked_ = false;
   std::mutex mu_;
 };
 

@@ -295,16 +295,15 @@ Verdict Evaluator::Impl::evaluate(const std::string& problem, const Compiled& co
   for (const char* role : {"inputs", "outputs"})
     for (const auto& spec : (*loaded)[role]) varying_shapes = varying_shapes || spec.contains("varying");
 
-  std::string tmpl = opt.work_root + "/kforge-eval-XXXXXX";
-  if (!mkdtemp(tmpl.data())) return harness("harness.work_root", "cannot create a private folder under " + opt.work_root);
-  std::string job_dir = tmpl;
+  auto folder = sandbox::make_owned_folder(opt.work_root, "kforge-eval");
+  if (!folder) return harness("harness.work_root", folder.error().message);
+  std::string job_dir = *folder;
   struct Cleanup {
     Impl* self;
     std::string dir;
     ~Cleanup() {
       (void)self->ask({{"op", "release"}});
-      std::error_code ec;
-      fs::remove_all(dir, ec);
+      sandbox::remove_owned_folder(dir);
     }
   } cleanup{this, job_dir};
 

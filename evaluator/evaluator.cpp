@@ -100,11 +100,9 @@ Result<std::unique_ptr<Evaluator>> Evaluator::create(const EvaluatorOptions& opt
   if (!fs::exists(script))
     return make_error("harness.oracle_missing", "the oracle script " + script +
                                                     " is missing (set KFORGE_DATA_DIR to kforge's data folder)");
-  std::string tmpl = o.work_root + "/kforge-oracle-XXXXXX";
-  if (!mkdtemp(tmpl.data()))
-    return make_error("harness.work_root", "cannot create a private folder under " + o.work_root + ": " +
-                                               std::strerror(errno));
-  impl->oracle_log = tmpl + "/oracle.log";
+  auto oracle_dir = sandbox::make_owned_folder(o.work_root, "kforge-oracle");
+  if (!oracle_dir) return make_error("harness.work_root", oracle_dir.error().message);
+  impl->oracle_log = *oracle_dir + "/oracle.log";
   std::map<std::string, std::string> oracle_env;
   if (!o.cuda_visible_devices.empty()) oracle_env["CUDA_VISIBLE_DEVICES"] = o.cuda_visible_devices;
   // torch.compile's artifacts (the compile baseline) outlive the oracle in kforge's cache, per machine.

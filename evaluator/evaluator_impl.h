@@ -23,6 +23,7 @@
 #include "evaluator/oracle_client.h"
 #include "evaluator/runner_session.h"
 #include "evaluator/timing_policy.h"
+#include "sandbox/leftovers.h"
 
 namespace kf::eval {
 
@@ -97,8 +98,7 @@ struct Evaluator::Impl {
 
   ~Impl() {
     if (oracle) oracle->stop();
-    std::error_code ec;
-    if (!oracle_log.empty()) std::filesystem::remove_all(std::filesystem::path(oracle_log).parent_path(), ec);
+    if (!oracle_log.empty()) sandbox::remove_owned_folder(std::filesystem::path(oracle_log).parent_path().string());
   }
 
   // The GPU architecture for nvcc (cuda backend): the option, else detected. False (with

@@ -123,9 +123,17 @@ AttemptResult HttpProvider::attempt_once(const HttpRequest& request, HttpExchang
   return decoder->finish(StreamEnd::clean);
 }
 
-ProviderResult<Reply> HttpProvider::complete(const std::vector<ChatMessage>& messages) {
+ProviderResult<Reply> HttpProvider::complete(const std::vector<ChatMessage>& messages, const CallGate& gate) {
   const double estimate = estimated_tokens(messages, config_.generation.max_output_tokens);
   const auto slot = limiter_.acquire_call(estimate);
+  if (gate.may_send && !gate.may_send()) {
+    limiter_.refund_tokens(estimate);
+    ProviderError held;
+    held.kind = ProviderErrorKind::not_sent;
+    held.attempts = 0;
+    held.message = config_.name + ": not sent (a stop or a budget cap came while the call waited for a slot)";
+    return held;
+  }
 
   HttpRequest request = adapter_->build_request(messages, config_.generation.stream);
   request.timeouts = config_.timeouts;
@@ -138,6 +146,7 @@ ProviderResult<Reply> HttpProvider::complete(const std::vector<ChatMessage>& mes
   const int max_attempts = std::max(1, config_.retry.max_attempts);
   for (int attempt = 1;; ++attempt) {
     limiter_.acquire_attempt();
+    if (attempt == 1 && gate.sent) gate.sent();
     HttpExchange exchange;
     std::string body;
     AttemptResult result = attempt_once(request, exchange, body);
@@ -154,6 +163,7 @@ ProviderResult<Reply> HttpProvider::complete(const std::vector<ChatMessage>& mes
       const auto& u = reply->usage;
       limiter_.refund_tokens(estimate - static_cast<double>(u.input_tokens + u.output_tokens + u.reasoning_tokens));
       if (raw_log) raw_log->write(outcome_text(result));
+      if (gate.settled) gate.settled(reply->cost_usd, u.input_tokens + u.output_tokens + u.reasoning_tokens);
       return std::move(*reply);
     }
 
@@ -169,6 +179,10 @@ ProviderResult<Reply> HttpProvider::complete(const std::vector<ChatMessage>& mes
     if (!error.retryable || attempt >= max_attempts) {
       ProviderError final_error = to_provider_error(error, attempt);
       if (raw_log) raw_log->write(to_string(final_error.kind) + ": " + final_error.message);
+      if (gate.settled) {
+        const auto& u = final_error.usage;
+        gate.settled(cost_usd(u, config_.prices), u.input_tokens + u.output_tokens + u.reasoning_tokens);
+      }
       return final_error;
     }
     const double delay = retry_delay_seconds(config_.retry, attempt, error.server_wait_s, uniform01());
@@ -238,6 +252,8 @@ std::string HttpProvider::advice_for(const AttemptError& error) const {
     case ProviderErrorKind::content_filter:
       return "The provider refused or filtered the output; this prompt cannot be answered by this model as "
              "configured.";
+    case ProviderErrorKind::not_sent:
+      return "Nothing was sent; rerun to make the call.";
     case ProviderErrorKind::output_limit:
       return "Raise generation.max_output_tokens (now " + std::to_string(config_.generation.max_output_tokens) +
              ") or lower the reasoning effort / thinking budget in " + file + ".";

@@ -15,7 +15,7 @@ class HttpProvider final : public Provider {
  public:
   HttpProvider(ModelConfig config, std::string api_key);
 
-  ProviderResult<Reply> complete(const std::vector<ChatMessage>& messages) override;
+  ProviderResult<Reply> complete(const std::vector<ChatMessage>& messages, const CallGate& gate = {}) override;
   const ModelConfig& config() const override { return config_; }
 
  private:

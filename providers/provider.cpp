@@ -29,6 +29,7 @@ std::string to_string(ProviderErrorKind kind) {
     case ProviderErrorKind::truncated: return "truncated";
     case ProviderErrorKind::content_filter: return "content_filter";
     case ProviderErrorKind::output_limit: return "output_limit";
+    case ProviderErrorKind::not_sent: return "not_sent";
   }
   return "unknown";
 }

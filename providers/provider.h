@@ -2,6 +2,7 @@
 // The provider interface: one chat-style completion against a model endpoint, with retries, rate
 // limits, usage accounting and error classification done inside.
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -55,6 +56,7 @@ enum class ProviderErrorKind {
   truncated,       // stream ended without its end marker
   content_filter,  // the provider refused or filtered the output
   output_limit,    // stopped at max output tokens with no usable answer
+  not_sent,        // the caller's gate refused the call once it had a concurrency slot (a stop, a budget cap)
 };
 std::string to_string(ProviderErrorKind kind);
 
@@ -86,12 +88,23 @@ struct ProviderError {
 template <class T>
 using ProviderResult = std::variant<T, ProviderError>;
 
+// Asked once a call holds its concurrency slot, just before its first request is sent: a stop (Ctrl-C,
+// SIGTERM) or a budget cap then holds back every call that was only waiting for a slot. `may_send` false:
+// nothing is sent and complete() returns ProviderErrorKind::not_sent. `sent` is told the moment the call goes
+// out (retries of it are the same call); `settled` what it cost (USD, tokens) once it ended, before its slot
+// is released, so that the next call's may_send already counts it.
+struct CallGate {
+  std::function<bool()> may_send;
+  std::function<void()> sent;
+  std::function<void(double usd, int64_t tokens)> settled;
+};
+
 class Provider {
  public:
   virtual ~Provider() = default;
   // Thread-safe: the campaign calls it from several threads; rate limits and the concurrency cap
   // are enforced inside (a call may block waiting for a slot).
-  virtual ProviderResult<Reply> complete(const std::vector<ChatMessage>& messages) = 0;
+  virtual ProviderResult<Reply> complete(const std::vector<ChatMessage>& messages, const CallGate& gate = {}) = 0;
   virtual const ModelConfig& config() const = 0;
 };
 

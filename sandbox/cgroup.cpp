@@ -13,6 +13,8 @@
 #include <sstream>
 #include <thread>
 
+#include "sandbox/guardian.h"
+
 namespace kf::sandbox {
 namespace {
 
@@ -125,6 +127,7 @@ JobCgroup JobCgroup::create(const std::string& name, uint64_t memory_bytes, int 
       return g;
     }
     g.created_.push_back(dir);
+    guardian::guard_group(dir);
     if (!exists(dir + "/cgroup.procs")) {
       g.missing_.push_back("per-job cgroup (groups under " + base + " have no cgroup.procs): memory limit, process cap and group kill");
       return g;
@@ -153,6 +156,7 @@ JobCgroup JobCgroup::create(const std::string& name, uint64_t memory_bytes, int 
     std::string dir = parent + "/kforge-" + name;
     if (::mkdir(dir.c_str(), 0755) != 0) return {};
     g.created_.push_back(dir);
+    guardian::guard_group(dir);
     if (!exists(dir + "/cgroup.procs")) return {};  // a group nobody can join (seen on gVisor)
     g.procs_files_.push_back(dir + "/cgroup.procs");
     g.kill_dirs_.push_back(dir);
@@ -289,8 +293,16 @@ bool JobCgroup::empty() const {
 void JobCgroup::destroy() {
   for (auto it = created_.rbegin(); it != created_.rend(); ++it) {
     // A group whose last process is still being torn down refuses rmdir for a moment.
-    for (int attempt = 0; attempt < 100 && ::rmdir(it->c_str()) != 0 && errno == EBUSY; ++attempt)
+    bool removed = false;
+    for (int attempt = 0; attempt < 100; ++attempt) {
+      if (::rmdir(it->c_str()) == 0 || errno == ENOENT) {
+        removed = true;
+        break;
+      }
+      if (errno != EBUSY) break;
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    if (removed) guardian::release_group(*it);  // else the guardian removes it when kforge ends
   }
   created_.clear();
 }

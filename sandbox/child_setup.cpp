@@ -111,6 +111,12 @@ void child_mounts(const ChildPlan& p) {
   struct sigaction dfl {};
   dfl.sa_handler = SIG_DFL;
   for (int sig = 1; sig < NSIG; ++sig) ::sigaction(sig, &dfl, nullptr);
+  // A scheduler's SIGTERM reaches every process of a batch job (Slurm), the job's too; ending the job is
+  // kforge's decision (it records the evaluation in flight, or kills the job with SIGKILL), so the job starts
+  // with SIGTERM ignored.
+  struct sigaction ign {};
+  ign.sa_handler = SIG_IGN;
+  ::sigaction(SIGTERM, &ign, nullptr);
   sigset_t none;
   sigemptyset(&none);
   ::sigprocmask(SIG_SETMASK, &none, nullptr);

@@ -16,6 +16,7 @@
 
 #include "sandbox/cgroup.h"
 #include "sandbox/child_setup.h"
+#include "sandbox/guardian.h"
 #include "sandbox/job_io.h"
 #include "sandbox/launcher.h"
 
@@ -59,7 +60,12 @@ struct Job::Impl {
       monitor.join();
     }
     if (pidfd >= 0) ::close(pidfd);
-    if (!root_dir.empty()) ::rmdir(root_dir.c_str());
+    remove_root_dir();
+  }
+  void remove_root_dir() {
+    if (root_dir.empty()) return;
+    if (::rmdir(root_dir.c_str()) == 0) guardian::release_folder(root_dir);
+    root_dir.clear();
   }
 
   Status prepare();

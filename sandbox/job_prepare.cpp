@@ -17,16 +17,20 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <mutex>
 
+#include "sandbox/guardian.h"
 #include "sandbox/job_impl.h"
 #include "sandbox/job_setup.h"
+#include "sandbox/leftovers.h"
 #include "sandbox/mount_plan.h"
 #include "sandbox/namespaces.h"
 
 namespace kf::sandbox {
 
 Status Job::Impl::prepare() {
-  remove_stale_leftovers();
+  static std::once_flag swept;
+  std::call_once(swept, sweep_leftovers);
   if (spec.argv.empty()) return make_error("sandbox.bad_spec", "sandbox: empty argv; pass the program to run");
   std::error_code ec;
   if (spec.workdir.empty() || !std::filesystem::is_directory(spec.workdir, ec))
@@ -67,13 +71,14 @@ Status Job::Impl::prepare() {
   for (const auto& m : cgroup.missing()) out.missing_protections.push_back(m);
 
   if (plan.mount_ns) {
-    std::string tmpl_text = "/tmp/kforge-root-" + std::to_string(::getpid()) + "-XXXXXX";
+    std::string tmpl_text = "/tmp/kforge-root-" + owner_tag() + "-XXXXXX";
     std::vector<char> tmpl(tmpl_text.begin(), tmpl_text.end());
     tmpl.push_back(0);
     if (::mkdtemp(tmpl.data()) == nullptr)
       return make_error("sandbox.setup", std::string("sandbox: cannot create a mount point in /tmp: ") +
                                              std::strerror(errno));
     root_dir = tmpl.data();
+    guardian::guard_folder(root_dir);
     MountPlanInput in;
     in.root = root_dir;
     in.workdir = workdir;

@@ -12,6 +12,7 @@
 #include <set>
 
 #include "core/log.h"
+#include "sandbox/leftovers.h"
 #include "sandbox/mount_plan.h"
 
 namespace kf::sandbox {
@@ -47,7 +48,7 @@ bool under_system_paths(const std::string& path) {
 
 std::string job_name() {
   static std::atomic<unsigned> counter{0};
-  return "job-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
+  return "job-" + owner_tag() + "-" + std::to_string(counter++);
 }
 
 void chown_tree(const std::string& dir, uid_t uid, gid_t gid) {
@@ -71,33 +72,6 @@ void warn_once_unless_chosen(const std::string& missing) {
   static std::set<std::string> warned;
   std::lock_guard lock(mutex);
   if (warned.insert(missing).second) log::warn("sandbox: missing protection: " + missing);
-}
-
-void remove_stale_leftovers() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    auto owner_dead = [](const std::string& name, const std::string& prefix) {
-      if (name.rfind(prefix, 0) != 0) return false;
-      const long pid = std::strtol(name.c_str() + prefix.size(), nullptr, 10);
-      return pid > 0 && ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH;
-    };
-    std::error_code ec;
-    for (const auto& e : std::filesystem::directory_iterator("/tmp", ec))
-      if (owner_dead(e.path().filename().string(), "kforge-root-")) ::rmdir(e.path().c_str());
-    for (const auto& ctrl : std::filesystem::directory_iterator("/sys/fs/cgroup", ec)) {
-      std::error_code ec2;
-      for (auto it = std::filesystem::recursive_directory_iterator(ctrl.path(), ec2);
-           !ec2 && it != std::filesystem::recursive_directory_iterator(); it.increment(ec2)) {
-        if (!it->is_directory(ec2)) continue;
-        const std::string name = it->path().filename().string();
-        if (owner_dead(name, "kforge-job-") || owner_dead(name, "job-")) {
-          if (name.rfind("job-", 0) == 0 && it->path().parent_path().filename() != "kforge") continue;
-          ::rmdir(it->path().c_str());
-          it.disable_recursion_pending();
-        }
-      }
-    }
-  });
 }
 
 }  // namespace kf::sandbox

@@ -1,6 +1,6 @@
 #pragma once
 // The supervisor's helpers around a launch: finding the program, naming the job, handing its folder to
-// the job's user, warning about missing protections, and cleaning what a crashed kforge left.
+// the job's user, and warning about missing protections.
 // Internal to sandbox/.
 #include <sys/types.h>
 
@@ -13,15 +13,12 @@ namespace kf::sandbox {
 std::string resolve_exe(const std::string& arg0, const std::map<std::string, std::string>& env);
 // True when `path` (resolved) lies in one of the directories every job sees anyway.
 bool under_system_paths(const std::string& path);
-// "job-PID-N", unique within this process.
+// "job-<owner>-N" (leftovers.h), unique within this process.
 std::string job_name();
 // Gives `dir` and everything in it to uid:gid (best effort).
 void chown_tree(const std::string& dir, uid_t uid, gid_t gid);
 // A protection the kernel or the cgroup setup does not give is worth one warning per process; one the
 // caller turned off (Spec.namespaces, Spec.pid_namespace) is only a debug line.
 void warn_once_unless_chosen(const std::string& missing);
-// Leftovers of a kforge process that died mid-job (its mount point and cgroups; the job itself died
-// with it through PR_SET_PDEATHSIG): removed once per process, only when empty and their owner is gone.
-void remove_stale_leftovers();
 
 }  // namespace kf::sandbox

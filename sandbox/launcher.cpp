@@ -208,10 +208,7 @@ void Job::Impl::finish() {
     if (!out.tree_empty_after) log::error("sandbox: a process of the job survived the kill; see docs/sandbox.md");
   }
   cgroup.destroy();
-  if (!root_dir.empty()) {
-    ::rmdir(root_dir.c_str());
-    root_dir.clear();
-  }
+  remove_root_dir();
   for (const auto& m : out.missing_protections) warn_once_unless_chosen(m);
 }
 

@@ -24,7 +24,18 @@ class FakeProvider : public providers::Provider {
     config_.model = "fake-model";
     config_.prices.input = 1e6;  // $1 per input token: easy arithmetic
   }
-  providers::ProviderResult<providers::Reply> complete(const std::vector<providers::ChatMessage>& messages) override {
+  providers::ProviderResult<providers::Reply> complete(const std::vector<providers::ChatMessage>& messages,
+                                                       const providers::CallGate& gate = {}) override {
+    if (gate.may_send && !gate.may_send())
+      return providers::ProviderError{providers::ProviderErrorKind::not_sent, "not sent", 0, 0, {}};
+    if (gate.sent) gate.sent();
+    auto result = next(messages);
+    if (gate.settled) {
+      if (auto* r = std::get_if<providers::Reply>(&result)) gate.settled(r->cost_usd, r->usage.input_tokens);
+    }
+    return result;
+  }
+  providers::ProviderResult<providers::Reply> next(const std::vector<providers::ChatMessage>& messages) {
     std::lock_guard lock(mu_);
     received.push_back(messages);
     if (next_ >= script_.size()) return providers::ProviderError{providers::ProviderErrorKind::server, "script exhausted", 500, 1, {}};
@@ -259,6 +270,46 @@ TEST_F(LoopTest, StopRequestPreventsModelCalls) {
   ASSERT_EQ(*run_unit(u), UnitOutcome::stopped);
   EXPECT_TRUE(p.received.empty());
   EXPECT_EQ(fs::file_size(dir / "evaluations.jsonl"), 0u);  // opened (and locked) by the writer, nothing appended
+}
+
+TEST_F(LoopTest, AStopThatComesWhileTheCallWaitsForItsSlotSendsNothing) {
+  FakeProvider p({kGood});
+  FakeJudge j(std::vector<nlohmann::json>{verdict("correct", 2.0)});
+  auto u = job(p, j, 3);
+  int asked = 0;
+  u.may_call_model = [&asked] { return ++asked < 2; };  // allowed before the prompt, refused at the slot
+  auto outcome = run_unit(u);
+  ASSERT_TRUE(outcome.ok());
+  EXPECT_EQ(*outcome, UnitOutcome::stopped);
+  EXPECT_TRUE(p.received.empty());
+  EXPECT_TRUE(records().empty());
+}
+
+TEST_F(LoopTest, AReplyThatArrivedButWasNeverRecordedIsJudgedNotAskedForAgain) {
+  // A stop or kill after the reply of turn 1 was saved but before its record was written.
+  nlohmann::json saved = {{"answer", kGood}, {"reasoning", ""}, {"finish_reason", "stop"}, {"model", "fake-model"},
+                          {"usage", {{"input_tokens", 7}, {"output_tokens", 3}}}, {"cost_usd", 7.0},
+                          {"attempts", 1}, {"latency_s", 0.5}, {"sent_at", "2026-01-01T00:00:00.000Z"},
+                          {"queue_wait_s", 1.25}};
+  ASSERT_TRUE(writer->write_companion("replies", "fake__19_ReLU__s0__t1.json", saved.dump()).ok());
+  FakeProvider p({});
+  FakeJudge j(std::vector<nlohmann::json>{verdict("correct", 2.0)});
+  auto u = job(p, j, 3);
+  double charged = 0;
+  u.on_spent = [&charged](double usd, int64_t) { charged += usd; };
+  auto outcome = run_unit(u);
+  ASSERT_TRUE(outcome.ok()) << outcome.error().message;
+  EXPECT_EQ(*outcome, UnitOutcome::done);
+  EXPECT_TRUE(p.received.empty()) << "the model was asked again";
+  EXPECT_DOUBLE_EQ(charged, 7.0);
+  auto rs = records();
+  ASSERT_EQ(rs.size(), 2u);
+  EXPECT_EQ(rs[0].turn, 1);
+  EXPECT_TRUE(rs[0].correct());
+  EXPECT_DOUBLE_EQ(rs[0].cost_usd, 7.0);
+  EXPECT_EQ(rs[0].started_at, "2026-01-01T00:00:00.000Z");
+  EXPECT_EQ(rs[0].queue_wait_s, 1.25);
+  EXPECT_EQ(rs[0].reply->path, "replies/fake__19_ReLU__s0__t1.json");
 }
 
 TEST_F(LoopTest, KilledAfterCorrectRecordClosesTheUnitOnResume) {

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "corpus/reader.h"
+#include "corpus/summary.h"
 #include "corpus/shard.h"
 #include "corpus/writer.h"
 
@@ -153,15 +154,68 @@ TEST_F(CorpusDir, ReaderSeesEveryShardFileAndSkipsATornTail) {
   EXPECT_TRUE(c->records[2].best);
   EXPECT_TRUE(c->records[0].best);
 
-  // A writer reopening its torn file closes the line first.
+  // A writer reopening its torn file cuts the torn record off before it appends, keeping its bytes aside;
+  // opening alone changes nothing.
   w1->reset();
+  const auto torn_size = fs::file_size(dir / Shard{1, 2}.file_name());
   auto again = Writer::open(dir.string(), Shard{1, 2}.file_name());
   ASSERT_TRUE(again.ok());
+  EXPECT_EQ(fs::file_size(dir / Shard{1, 2}.file_name()), torn_size);
+  EXPECT_FALSE(fs::exists(dir / "torn"));
   ASSERT_TRUE((*again)->append(evaluation("c", "b", 1, 1, false, std::nullopt)).ok());
   auto c2 = load(dir.string());
   ASSERT_TRUE(c2.ok());
   EXPECT_EQ(c2->records.size(), 4u);
-  EXPECT_EQ(c2->damaged.size(), 2u);  // the closed torn line is now a damaged complete line
+  EXPECT_EQ(c2->damaged.size(), 1u);  // only the damaged complete line; the torn one is gone
+  EXPECT_EQ(c2->torn_tails, 0);
+  std::vector<fs::path> kept;
+  for (const auto& e : fs::directory_iterator(dir / "torn")) kept.push_back(e.path());
+  ASSERT_EQ(kept.size(), 1u);
+  EXPECT_EQ(kept[0].filename().string().rfind(Shard{1, 2}.file_name() + ".", 0), 0u) << kept[0];
+  std::ifstream in(kept[0], std::ios::binary);
+  const std::string fragment((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(fragment.rfind("{\"", 0), 0u) << fragment;  // the torn record's bytes, as they were
+  EXPECT_EQ(fragment.find('\n'), std::string::npos);
+}
+
+TEST_F(CorpusDir, TheReportLoadIsSlimButAgreesAndKeepsTheBestKernelsWhole) {
+  auto w = Writer::open(dir.string());
+  ASSERT_TRUE(w.ok());
+  auto failure = evaluation("c", "a", 0, 1, false, std::nullopt);
+  failure.kind = Kind::provider_failure;
+  failure.verdict = nullptr;
+  failure.error = ProviderErrorInfo{"rate_limit", "none", "m", "a", 429, 2};
+  for (const auto& r : {evaluation("c", "a", 0, 1, false, std::nullopt), evaluation("c", "a", 0, 2, true, 1.5),
+                        evaluation("c", "a", 0, 3, true, 2.5), evaluation("d", "b", 1, 1, true, std::nullopt), failure})
+    ASSERT_TRUE((*w)->append(r).ok());
+  auto full = load(dir.string());
+  auto slim = load_for_report(dir.string());
+  ASSERT_TRUE(full.ok() && slim.ok());
+  ASSERT_EQ(full->records.size(), slim->records.size());
+  for (size_t i = 0; i < full->records.size(); ++i) {
+    const auto& a = full->records[i];
+    const auto& b = slim->records[i];
+    EXPECT_EQ(a.kind, b.kind);
+    EXPECT_EQ(a.key(), b.key());
+    EXPECT_EQ(a.turn, b.turn);
+    EXPECT_EQ(a.provider, b.provider);
+    EXPECT_EQ(a.problem.category, b.problem.category);
+    EXPECT_EQ(a.usage.total(), b.usage.total());
+    EXPECT_DOUBLE_EQ(a.cost_usd, b.cost_usd);
+    EXPECT_EQ(a.verdict_name(), b.verdict_name());
+    EXPECT_EQ(a.correct(), b.correct());
+    EXPECT_EQ(a.speedup(), b.speedup());
+    EXPECT_EQ(a.best, b.best) << i;
+    EXPECT_EQ(a.error.has_value(), b.error.has_value());
+    if (a.error) {
+      EXPECT_EQ(a.error->kind, b.error->kind);
+    }
+    if (b.best) {
+      EXPECT_EQ(b.to_json(), a.to_json()) << "a best kernel is complete";
+    } else {
+      EXPECT_TRUE(b.feedback.empty());
+    }
+  }
 }
 
 TEST_F(CorpusDir, OneWriterPerFile) {
@@ -195,6 +249,42 @@ TEST_F(CorpusDir, FollowerReturnsEachCompleteRecordOnce) {
   auto more = f.poll();
   ASSERT_EQ(more.size(), 1u);
   EXPECT_EQ(more[0].problem.name, "z");
+}
+
+TEST(Summary, AgreesWithTheFullParserAndLeavesDoubtfulLinesToIt) {
+  auto r = evaluation("cfg", "19_ReLU", 3, 2, true, 1.5);
+  r.cost_usd = 0.25;
+  r.usage = {100, 10, 20, 5, "reported"};
+  r.feedback = "quote \" backslash \\ newline \n tab \t unicode \u00e9 and a brace } inside";
+  r.recorded_at = "2026-01-01T00:00:00.000Z";
+  const std::string line = r.to_json().dump();
+  auto s = summarize_line(line);
+  ASSERT_TRUE(s.has_value()) << line;
+  const auto full = RecordSummary::of(*Record::from_json(nlohmann::json::parse(line)));
+  EXPECT_EQ(s->kind, full.kind);
+  EXPECT_EQ(s->key, full.key);
+  EXPECT_EQ(s->turn, 2);
+  EXPECT_DOUBLE_EQ(s->cost_usd, 0.25);
+  EXPECT_EQ(s->tokens, full.tokens);
+  EXPECT_TRUE(s->correct);
+  EXPECT_EQ(s->recorded_at, full.recorded_at);
+  auto wrong = evaluation("cfg", "p", 0, 1, false, std::nullopt);
+  auto ws = summarize_line(wrong.to_json().dump());
+  ASSERT_TRUE(ws.has_value());
+  EXPECT_FALSE(ws->correct);
+  // Lines the scanner does not vouch for: the full parser decides (and names the problem).
+  for (const std::string bad : {R"({"kind": "evaluation", "config": "c", "problem": {"name": "p"}, "turn": "2"})",
+                                R"({"kind": "evaluation", "config": "c", "problem": {"name": "p"}, "feedback": 3})",
+                                R"({"kind": "evaluation", "config": "c"})",
+                                R"({"kind": "evaluation", "config": "c", "problem": {"name": "p"}} trailing)",
+                                R"({"kind": "nonsense", "config": "c", "problem": {"name": "p"}})",
+                                R"({"kind": "evaluation", "config": "c", "problem": {"name": "p"}, "verdict": [1]})",
+                                R"({"kind": "evaluation", "conf)", "not json"}) {
+    EXPECT_FALSE(summarize_line(bad).has_value()) << bad;
+    if (nlohmann::json::accept(bad)) {
+      EXPECT_FALSE(Record::from_json(nlohmann::json::parse(bad)).ok()) << bad;
+    }
+  }
 }
 
 TEST(ShardSpec, ParsesAndPartitionsDeterministically) {

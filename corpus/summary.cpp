@@ -1,0 +1,362 @@
+#include "corpus/summary.h"
+
+#include <cctype>
+#include <cstdlib>
+#include <cstring>
+
+namespace kf::corpus {
+namespace {
+
+enum class Type { none, string, number, integer, boolean, null, object, array };
+
+// A strict single-pass JSON scanner over one line. Values are skipped unless asked for.
+class Scanner {
+ public:
+  explicit Scanner(std::string_view s) : p_(s.data()), end_(s.data() + s.size()) {}
+  bool at_end() {
+    ws();
+    return p_ == end_;
+  }
+  void ws() {
+    while (p_ < end_ && (*p_ == ' ' || *p_ == '\t' || *p_ == '\r' || *p_ == '\n')) ++p_;
+  }
+  bool eat(char c) {
+    ws();
+    if (p_ < end_ && *p_ == c) {
+      ++p_;
+      return true;
+    }
+    return false;
+  }
+  char peek() {
+    ws();
+    return p_ < end_ ? *p_ : '\0';
+  }
+  // A string; its text (escapes decoded except \u, which makes the value unusable: `plain` false) into out.
+  bool string(std::string* out, bool* plain = nullptr) {
+    if (!eat('"')) return false;
+    if (plain) *plain = true;
+    const char* start = p_;
+    for (;;) {
+      // Fast path: run to the next quote or backslash.
+      while (p_ < end_ && *p_ != '"' && *p_ != '\\') {
+        if (static_cast<unsigned char>(*p_) < 0x20) return false;  // raw control character
+        ++p_;
+      }
+      if (p_ >= end_) return false;
+      if (*p_ == '"') {
+        if (out) out->append(start, p_);
+        ++p_;
+        return true;
+      }
+      if (out) out->append(start, p_);
+      ++p_;  // backslash
+      if (p_ >= end_) return false;
+      const char e = *p_++;
+      switch (e) {
+        case '"': case '\\': case '/': if (out) out->push_back(e); break;
+        case 'b': if (out) out->push_back('\b'); break;
+        case 'f': if (out) out->push_back('\f'); break;
+        case 'n': if (out) out->push_back('\n'); break;
+        case 'r': if (out) out->push_back('\r'); break;
+        case 't': if (out) out->push_back('\t'); break;
+        case 'u':
+          for (int i = 0; i < 4; ++i, ++p_)
+            if (p_ >= end_ || !std::isxdigit(static_cast<unsigned char>(*p_))) return false;
+          if (plain) *plain = false;
+          break;
+        default: return false;
+      }
+      start = p_;
+    }
+  }
+  bool literal(const char* word) {
+    const size_t n = std::strlen(word);
+    if (static_cast<size_t>(end_ - p_) < n || std::memcmp(p_, word, n) != 0) return false;
+    p_ += n;
+    return true;
+  }
+  // A number: its value and whether it is written as an integer.
+  bool number(double* value, bool* integer) {
+    ws();
+    const char* start = p_;
+    if (p_ < end_ && *p_ == '-') ++p_;
+    if (p_ >= end_ || !std::isdigit(static_cast<unsigned char>(*p_))) return false;
+    if (*p_ == '0') ++p_;
+    else
+      while (p_ < end_ && std::isdigit(static_cast<unsigned char>(*p_))) ++p_;
+    bool is_int = true;
+    if (p_ < end_ && *p_ == '.') {
+      is_int = false;
+      ++p_;
+      if (p_ >= end_ || !std::isdigit(static_cast<unsigned char>(*p_))) return false;
+      while (p_ < end_ && std::isdigit(static_cast<unsigned char>(*p_))) ++p_;
+    }
+    if (p_ < end_ && (*p_ == 'e' || *p_ == 'E')) {
+      is_int = false;
+      ++p_;
+      if (p_ < end_ && (*p_ == '+' || *p_ == '-')) ++p_;
+      if (p_ >= end_ || !std::isdigit(static_cast<unsigned char>(*p_))) return false;
+      while (p_ < end_ && std::isdigit(static_cast<unsigned char>(*p_))) ++p_;
+    }
+    if (integer) *integer = is_int;
+    if (value) *value = std::strtod(std::string(start, p_).c_str(), nullptr);
+    return true;
+  }
+  // Skips any value; returns its type (none on a syntax error).
+  Type skip(int depth = 0) {
+    if (depth > 256) return Type::none;
+    switch (peek()) {
+      case '"': return string(nullptr) ? Type::string : Type::none;
+      case '{': {
+        ++p_;
+        if (eat('}')) return Type::object;
+        do {
+          if (!string(nullptr) || !eat(':') || skip(depth + 1) == Type::none) return Type::none;
+        } while (eat(','));
+        return eat('}') ? Type::object : Type::none;
+      }
+      case '[': {
+        ++p_;
+        if (eat(']')) return Type::array;
+        do {
+          if (skip(depth + 1) == Type::none) return Type::none;
+        } while (eat(','));
+        return eat(']') ? Type::array : Type::none;
+      }
+      case 't': return literal("true") ? Type::boolean : Type::none;
+      case 'f': return literal("false") ? Type::boolean : Type::none;
+      case 'n': return literal("null") ? Type::null : Type::none;
+      default: {
+        bool is_int = false;
+        return number(nullptr, &is_int) ? (is_int ? Type::integer : Type::number) : Type::none;
+      }
+    }
+  }
+  // Walks an object's members: `member(key)` reads the value itself (returns false on an error) or returns
+  // true after skip(). Returns false on a syntax error.
+  template <class F>
+  bool object(F&& member) {
+    if (!eat('{')) return false;
+    if (eat('}')) return true;
+    std::string key;
+    do {
+      key.clear();
+      bool plain = true;
+      if (!string(&key, &plain) || !plain || !eat(':')) return false;
+      if (!member(key)) return false;
+    } while (eat(','));
+    return eat('}');
+  }
+
+ private:
+  const char* p_;
+  const char* end_;
+};
+
+// Reads a value of the expected kind; `present` false for null. False on a syntax or type error.
+bool read_string(Scanner& s, std::string& out, bool& present) {
+  if (s.peek() == 'n') {
+    present = false;
+    return s.skip() == Type::null;
+  }
+  bool plain = true;
+  present = true;
+  out.clear();
+  return s.string(&out, &plain) && plain;
+}
+bool read_int(Scanner& s, int64_t& out) {
+  if (s.peek() == 'n') return s.skip() == Type::null;
+  double v = 0;
+  bool is_int = false;
+  if (!s.number(&v, &is_int) || !is_int) return false;
+  out = static_cast<int64_t>(v);
+  return true;
+}
+bool read_number(Scanner& s, double& out) {
+  if (s.peek() == 'n') return s.skip() == Type::null;
+  bool is_int = false;
+  return s.number(&out, &is_int);
+}
+// A value that must be of `type` (or null) to be a valid record.
+bool skip_typed(Scanner& s, Type want) {
+  const Type t = s.skip();
+  if (t == Type::none) return false;
+  if (t == Type::null) return true;
+  if (want == Type::number) return t == Type::number || t == Type::integer;
+  return t == want;
+}
+
+}  // namespace
+
+RecordSummary RecordSummary::of(const Record& r) {
+  RecordSummary s;
+  s.kind = r.kind;
+  s.key = r.key();
+  s.turn = r.turn;
+  s.cost_usd = r.cost_usd;
+  s.tokens = r.usage.total();
+  s.correct = r.correct();
+  s.claimed_correct = r.claimed_correct();
+  s.recorded_at = r.recorded_at;
+  s.provider = r.provider;
+  s.model = r.model;
+  s.candidate_format = r.candidate_format;
+  s.category = r.problem.category;
+  s.verdict = r.verdict_name();
+  s.error_kind = r.error ? r.error->kind : "";
+  s.speedup = r.speedup();
+  s.ref_time_ms = r.ref_time_ms();
+  if (r.verdict.is_object() && r.verdict.contains("time_ms") && r.verdict["time_ms"].is_number())
+    s.time_ms = r.verdict["time_ms"].get<double>();
+  return s;
+}
+
+Record RecordSummary::slim() const {
+  Record r;
+  r.kind = kind;
+  r.config = key.config;
+  r.problem.name = key.problem;
+  r.problem.category = category;
+  r.sample = key.sample;
+  r.turn = turn;
+  r.cost_usd = cost_usd;
+  r.usage.input_tokens = tokens;
+  r.recorded_at = recorded_at;
+  r.provider = provider;
+  r.model = model;
+  r.candidate_format = candidate_format;
+  if (kind == Kind::provider_failure) r.error = ProviderErrorInfo{error_kind, "", "", "", 0, 0};
+  if (!verdict.empty() || correct) {
+    auto number = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
+    r.verdict = {{"verdict", verdict}, {"correct", correct}, {"speedup", number(speedup)},
+                 {"time_ms", number(time_ms)}, {"ref_time_ms", number(ref_time_ms)}};
+  }
+  return r;
+}
+
+std::optional<RecordSummary> summarize_line(std::string_view line) {
+  Scanner s(line);
+  RecordSummary out;
+  std::string kind_text;
+  bool have_kind = false, have_config = false, have_problem_name = false;
+  std::optional<bool> verdict_correct, claim_correct;
+  bool verdict_object = false;
+  std::string text;
+  bool present = false;
+  int64_t number = 0;
+  const bool ok = s.object([&](const std::string& key) -> bool {
+    if (key == "schema") {
+      number = 0;
+      return read_int(s, number) && number <= kSchema;
+    }
+    if (key == "kind") return read_string(s, kind_text, have_kind);
+    if (key == "config") return read_string(s, out.key.config, have_config);
+    if (key == "sample") {
+      number = 0;
+      if (!read_int(s, number)) return false;
+      out.key.sample = static_cast<int>(number);
+      return true;
+    }
+    if (key == "turn") {
+      number = 0;
+      if (!read_int(s, number)) return false;
+      out.turn = static_cast<int>(number);
+      return true;
+    }
+    if (key == "cost_usd") return read_number(s, out.cost_usd);
+    if (key == "provider") return read_string(s, out.provider, present);
+    if (key == "model") return read_string(s, out.model, present);
+    if (key == "candidate_format") return read_string(s, out.candidate_format, present);
+    if (key == "recorded_at") return read_string(s, out.recorded_at, present);
+    if (key == "problem") {
+      if (s.peek() != '{') return false;  // required, and an object
+      return s.object([&](const std::string& k) -> bool {
+        if (k == "name") return read_string(s, out.key.problem, have_problem_name);
+        if (k == "category") return read_string(s, out.category, present);
+        if (k == "file_hash" || k == "path") return skip_typed(s, Type::string);
+        return s.skip() != Type::none;
+      });
+    }
+    if (key == "usage") {
+      if (s.peek() == 'n') return s.skip() == Type::null;
+      if (s.peek() != '{') return false;
+      return s.object([&](const std::string& k) -> bool {
+        if (k == "input_tokens" || k == "output_tokens" || k == "reasoning_tokens") {
+          int64_t v = 0;
+          if (!read_int(s, v)) return false;
+          out.tokens += v;
+          return true;
+        }
+        if (k == "cached_input_tokens") return skip_typed(s, Type::integer);
+        if (k == "reasoning_tokens_source") return skip_typed(s, Type::string);
+        return s.skip() != Type::none;
+      });
+    }
+    if (key == "verdict" || key == "claim") {
+      if (s.peek() == 'n') return s.skip() == Type::null;
+      if (s.peek() != '{') return false;
+      if (key == "verdict") verdict_object = true;
+      return s.object([&](const std::string& k) -> bool {
+        if (key == "verdict") {
+          // Record::verdict_name and speedup() read these leniently: a value of another type is absent.
+          if (k == "verdict" && s.peek() == '"') return read_string(s, out.verdict, present);
+          std::optional<double>* timing = k == "speedup" ? &out.speedup : k == "time_ms" ? &out.time_ms
+                                          : k == "ref_time_ms" ? &out.ref_time_ms : nullptr;
+          if (timing) {
+            const char c = s.peek();
+            if (c == '-' || (c >= '0' && c <= '9')) {
+              double v = 0;
+              bool is_int = false;
+              if (!s.number(&v, &is_int)) return false;
+              *timing = v;
+              return true;
+            }
+            return s.skip() != Type::none;
+          }
+        }
+        if (k != "correct") return s.skip() != Type::none;
+        const char c = s.peek();
+        if (c == 't' || c == 'f') {
+          const bool v = c == 't';
+          if (s.skip() != Type::boolean) return false;
+          (key == "verdict" ? verdict_correct : claim_correct) = v;
+          return true;
+        }
+        if (key == "claim" && c != 'n') return false;  // Claim.correct must be a boolean
+        return s.skip() != Type::none;
+      });
+    }
+    // Top-level fields the record type reads: their types, so that a line the full parser rejects is not
+    // vouched for here.
+    static const char* const strings[] = {"run_id", "shard", "extraction", "feedback", "started_at", "reason"};
+    for (const char* k : strings)
+      if (key == k) return skip_typed(s, Type::string);
+    if (key == "error") {
+      if (s.peek() == 'n') return s.skip() == Type::null;
+      if (s.peek() != '{') return false;
+      return s.object([&](const std::string& k) -> bool {
+        if (k == "kind") return read_string(s, out.error_kind, present);
+        return s.skip() != Type::none;
+      });
+    }
+    static const char* const objects[] = {"reply", "source", "environment", "evaluator", "imported"};
+    for (const char* k : objects)
+      if (key == k) return skip_typed(s, Type::object);
+    if (key == "session" || key == "turns_used" || key == "best_turn") return skip_typed(s, Type::integer);
+    if (key == "queue_wait_s") return skip_typed(s, Type::number);
+    if (key == "warnings") return skip_typed(s, Type::array);
+    return s.skip() != Type::none;
+  });
+  if (!ok || !s.at_end() || !have_kind || !have_config || !have_problem_name) return std::nullopt;
+  auto kind = parse_kind(kind_text);
+  if (!kind) return std::nullopt;
+  out.kind = *kind;
+  if (out.kind == Kind::imported) return std::nullopt;  // rare; the full parser checks its required parts
+  out.correct = out.kind == Kind::evaluation && verdict_object && verdict_correct.value_or(false);
+  out.claimed_correct = false;
+  (void)claim_correct;
+  return out;
+}
+
+}  // namespace kf::corpus
