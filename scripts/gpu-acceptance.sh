@@ -3,8 +3,11 @@
 # line per step in OUTDIR/summary.txt (printed last).
 #
 # Usage: scripts/gpu-acceptance.sh OUTDIR [STEP...]
-#   STEP: env | selftest | tests | latency | campaign | overhead | audit-dlrm | level1:FIRST-LAST
+#   STEP: env | selftest | tests | medians | latency | campaign | overhead | audit-dlrm | level1:FIRST-LAST
 #   Without STEP: every step but the level-1 audit (run that with scripts/gpu-audit.sh or level1:1-100).
+#   medians: KFORGE_MEDIAN_EVALS (default 5) evaluations of each honest candidate of tests/evaluator/cuda on
+#   level-1 problems 1, 19, 23, 40, 50 and 95, both baselines timed: candidate, eager and torch.compile
+#   medians with their spreads, and each one's fraction of the roofline (docs/evaluator.md, "Yardsticks").
 # Programs are looked up in $KFORGE_BIN_DIR (for example a bundle's bin/), then in the build folder
 # $KFORGE_BUILD_DIR (default build) and its tests/ and bench/ subfolders.
 # Environment: KFORGE_RUNNER (default: found like the programs), KFORGE_PYTHON (python3 with torch,
@@ -16,13 +19,13 @@ self=$(realpath "${BASH_SOURCE[0]}")
 inner=""
 if [ "${1:-}" = "--step" ]; then inner=$2; shift 2; fi
 if [ $# -lt 1 ]; then
-  sed -n '2,12p' "$self" >&2
+  sed -n '2,15p' "$self" >&2
   exit 2
 fi
 out=$(mkdir -p "$1" && cd "$1" && pwd)
 shift
 steps=("$@")
-[ ${#steps[@]} -eq 0 ] && steps=(env selftest tests latency campaign overhead audit-dlrm)
+[ ${#steps[@]} -eq 0 ] && steps=(env selftest tests medians latency campaign overhead audit-dlrm)
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
@@ -76,6 +79,46 @@ step_tests() {
   return $status
 }
 
+step_medians() {
+  local n=${KFORGE_MEDIAN_EVALS:-5} pair num prob i
+  mkdir -p "$out/medians"
+  for pair in 1:matmul.cu 19:relu.cu 23:softmax.cu 40:layernorm.cu 50:conv2d.cu 95:cross_entropy.cu; do
+    num=${pair%%:*}
+    prob=$(ls "$KFORGE_KERNELBENCH_LEVEL1"/"${num}"_*.py | head -1)
+    for i in $(seq 1 "$n"); do
+      "$kforge" eval --backend cuda --compile-baseline on --json --problem "$prob" \
+        --candidate "tests/evaluator/cuda/${pair#*:}" --cache-dir "$out/medians/cache" >"$out/medians/$num-$i.json"
+    done
+  done
+  "$KFORGE_PYTHON" - "$out/medians" <<'PY'
+import glob, json, os, statistics, sys
+rows = {}
+for f in sorted(glob.glob(os.path.join(sys.argv[1], "*-*.json"))):
+    try:
+        rows.setdefault(int(os.path.basename(f).split("-")[0]), []).append(json.load(open(f)))
+    except (ValueError, json.JSONDecodeError):
+        pass
+def spread(xs):
+    xs = [x for x in xs if x]
+    return f"{100 * (max(xs) - min(xs)) / statistics.median(xs):.2f}%" if xs else "-"
+def med(xs, fmt="{:.4f}"):
+    xs = [x for x in xs if x is not None]
+    return fmt.format(statistics.median(xs)) if xs else "-"
+print("| problem | verdicts | candidate ms (spread) | eager ms (spread) | compile ms (spread) | peak: candidate / eager / compile |")
+print("| --- | --- | --- | --- | --- | --- |")
+for num, vs in sorted(rows.items()):
+    b = lambda v, k: ((v.get("baselines") or {}).get(k) or {})
+    cand = [v.get("time_ms") for v in vs]
+    eager = [b(v, "eager").get("time_ms") for v in vs]
+    comp = [b(v, "compile").get("time_ms") for v in vs]
+    frac = lambda xs: med([x.get("fraction") if x else None for x in xs], "{:.0%}")
+    print(f"| {num} | {', '.join(sorted(set(v.get('verdict', '?') for v in vs)))} | {med(cand)} ({spread(cand)}) | "
+          f"{med(eager)} ({spread(eager)}) | {med(comp)} ({spread(comp)}) | "
+          f"{frac([v.get('peak') for v in vs])} / {frac([b(v, 'eager').get('peak') for v in vs])} / "
+          f"{frac([b(v, 'compile').get('peak') for v in vs])} |")
+PY
+}
+
 step_campaign() {
   local util=$out/campaign-gpu-util.csv status=0
   nvidia-smi --query-gpu=utilization.gpu --format=csv,noheader,nounits -lms 100 >"$util" &
@@ -102,6 +145,7 @@ run_body() {
     env) step_env ;;
     selftest) "$kforge" selftest --backend cuda ;;
     tests) step_tests ;;
+    medians) step_medians ;;
     latency)
       bench/eval_latency.sh --kforge "$kforge" --level1 "$KFORGE_KERNELBENCH_LEVEL1" --out "$out/latency.json" ;;
     campaign) step_campaign ;;
@@ -121,8 +165,8 @@ if [ -n "$inner" ]; then
 fi
 for step in "${steps[@]}"; do
   case "$step" in
-    env | selftest | tests | latency | campaign | overhead | audit-dlrm | level1:*-*) ;;
-    *) echo "unknown step '$step' (env, selftest, tests, latency, campaign, overhead, audit-dlrm, level1:A-B)" >&2
+    env | selftest | tests | medians | latency | campaign | overhead | audit-dlrm | level1:*-*) ;;
+    *) echo "unknown step '$step' (env, selftest, tests, medians, latency, campaign, overhead, audit-dlrm, level1:A-B)" >&2
        exit 2 ;;
   esac
 done
