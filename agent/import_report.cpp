@@ -94,7 +94,8 @@ std::string speedup_range(std::vector<double> v) {
   if (v.empty()) return "-";
   std::sort(v.begin(), v.end());
   const double median = v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
-  return format_fixed(median, 2) + "x (" + format_fixed(v.front(), 2) + "x-" + format_fixed(v.back(), 2) + "x)";
+  return format_significant(median, 3) + "x (" + format_significant(v.front(), 3) + "x-" +
+         format_significant(v.back(), 3) + "x)";
 }
 
 std::string md_cell(std::string t) {

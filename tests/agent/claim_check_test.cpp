@@ -74,7 +74,7 @@ TEST(CheckClaim, CorrectSolutions) {
   auto slow = correct_verdict(0.95, std::array<double, 4>{1.0, 1.0, 0.93, 0.97});
   auto c = check_claim(claim(2.1), slow);
   EXPECT_EQ(c.status, "not_reproduced");
-  EXPECT_EQ(c.detail, "claimed 2.10x, measured 0.95x [0.93, 0.97]");
+  EXPECT_EQ(c.detail, "claimed 2.10x over eager, measured 0.95x [0.93, 0.97]");
   EXPECT_TRUE(c.reason.empty());
   EXPECT_EQ(check_claim(claim(std::nullopt, false), slow).status, "now_correct");
   corpus::Claim unknown;  // no eval_results entry
@@ -154,13 +154,16 @@ TEST(CheckClaim, OtherHardwareIsJudgedOnKforgesInterval) {
   EXPECT_TRUE(r.hardware_differs);
   EXPECT_EQ(r.status, "holds");
   EXPECT_NE(r.detail.find("hardware_differs"), std::string::npos);
-  // On the same model the figures must agree.
-  r = check_claim(c, fast, Measurement{"eager", "NVIDIA H100 80GB HBM3"});
-  EXPECT_FALSE(r.hardware_differs);
-  EXPECT_EQ(r.status, "not_reproduced");
-  // Elsewhere, an interval reaching below 1.0 does not support a claimed speedup.
+  // A claimed 1.1x and a measured 1.05x [0.95, 1.2]: on the same model the intervals overlap and the claim
+  // holds; elsewhere only kforge's interval counts, and it reaches below 1.0.
+  corpus::Claim small = claim(1.1);
+  small.hardware = "H100";
   const auto unsure = correct_verdict(1.05, std::array<double, 4>{1.0, 1.2, 0.95, 1.2});
-  r = check_claim(c, unsure, Measurement{"eager", "NVIDIA H200"});
+  r = check_claim(small, unsure, Measurement{"eager", "NVIDIA H100 80GB HBM3"});
+  EXPECT_FALSE(r.hardware_differs);
+  EXPECT_EQ(r.status, "holds");
+  r = check_claim(small, unsure, Measurement{"eager", "NVIDIA H200"});
+  EXPECT_TRUE(r.hardware_differs);
   EXPECT_EQ(r.status, "not_reproduced");
   EXPECT_NE(r.detail.find("on NVIDIA H200"), std::string::npos) << r.detail;
   // Unknown hardware on either side: no hardware_differs.
