@@ -675,7 +675,11 @@ Result<ImportResult> import_kernelbench(const ImportOptions& o) {
   ImportResult result;
   result.out = o.out;
   result.run_id = session->run_id;
-  for (const auto& run : *sources) {
+  for (size_t i = 0; i < sources->size(); ++i) {
+    const SourceRun& run = (*sources)[i];
+    // A release's run takes seconds (reading, classifying and comparing hundreds of solutions): say which.
+    if (sources->size() > 1)
+      log::info("importing run " + std::to_string(i + 1) + "/" + std::to_string(sources->size()) + ": " + run.name);
     auto done = importer.import_run(run);
     if (!done) return done.error();
     result.runs.push_back(std::move(*done));
