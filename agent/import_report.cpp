@@ -181,10 +181,10 @@ ReportTable drift_table(const ImportReport& r) {
     std::map<std::string, int> now, then;
     std::string summary, changes;
   };
-  std::map<std::pair<int, std::string>, Row> rows;
+  std::map<std::tuple<int, int, std::string>, Row> rows;  // by level, problem number, name
   for (const auto& s : r.solutions) {
     if (!s.claim.reference || !s.claim.reference->differs.value_or(false)) continue;
-    Row& row = rows[{s.level, s.problem}];
+    Row& row = rows[{s.level, s.problem_number, s.problem}];
     row.runs.insert(s.run);
     if (auto x = s.claim.speedup_over("eager")) row.speedups.push_back(*x);
     if (s.rejudged) ++row.now[s.status];
@@ -201,7 +201,7 @@ ReportTable drift_table(const ImportReport& r) {
   for (const auto& [key, row] : rows) {
     std::string runs;
     for (const auto& n : row.runs) runs += (runs.empty() ? "" : ", ") + n;
-    t.rows.push_back({std::to_string(key.first), key.second, row.changes.empty() ? "-" : row.changes, runs,
+    t.rows.push_back({std::to_string(std::get<0>(key)), std::get<2>(key), row.changes.empty() ? "-" : row.changes, runs,
                       speedup_range(row.speedups), counts(row.now),
                       counts(row.then), md_cell(row.summary)});
   }
