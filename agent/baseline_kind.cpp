@@ -21,13 +21,6 @@ std::string baseline_label(const std::string& kind) {
   return it == labels.end() ? (kind.empty() ? "eager" : kind) : it->second;
 }
 
-std::vector<std::string> measured_baselines(const nlohmann::json& verdict) {
-  std::vector<std::string> out;
-  for (const auto& k : baseline_kinds())
-    if (measured_speedup(verdict, k)) out.push_back(k);
-  return out;
-}
-
 std::optional<SpeedupFigure> measured_speedup(const nlohmann::json& verdict, const std::string& kind) {
   // The verdict's speedup is over the eager reference (docs/evaluator.md).
   if (kind == "eager") return speedup_figure(verdict);

@@ -18,8 +18,6 @@ const std::vector<std::string>& baseline_kinds();
 // A short label for tables: "eager", "torch.compile", "torch.compile (reduce-overhead)", "CUDA graph", "cuDNN flags".
 std::string baseline_label(const std::string& kind);
 
-// The baseline kinds a verdict of `kforge eval` measured a speedup over.
-std::vector<std::string> measured_baselines(const nlohmann::json& verdict);
 // kforge's measured speedup over `kind`, with its interval; nullopt when the verdict measured no such
 // baseline (today: every kind but eager).
 std::optional<SpeedupFigure> measured_speedup(const nlohmann::json& verdict, const std::string& kind);
