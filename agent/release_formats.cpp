@@ -11,13 +11,12 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// The first line of a file (at most 64 KiB of it): enough to tell a CUDA-L1 file by its first entry's keys.
+// Whether a file's first line (up to 16 MiB: a CUDA-L1 line holds whole sources) is a CUDA-L1 entry.
 bool first_line_is_cuda_l1(const fs::path& file) {
   std::ifstream in(file, std::ios::binary);
   if (!in) return false;
   std::string line;
   char c;
-  // A CUDA-L1 line holds whole sources: read up to 16 MiB of the first line.
   while (line.size() < (16u << 20) && in.get(c) && c != '\n') line += c;
   auto j = nlohmann::json::parse(line, nullptr, false);
   return j.is_object() && j.contains("level_id") && j.contains("task_id") && j.contains("custom_code");
