@@ -2,6 +2,8 @@
 
 #include <map>
 
+#include "agent/baseline_kind.h"
+#include "agent/hardware_name.h"
 #include "agent/reverify_rule.h"
 #include "core/format.h"
 
@@ -57,25 +59,60 @@ std::string hack_class(const std::string& code) {
   return "";
 }
 
-ClaimCheck check_claim(const corpus::Claim& claim, const nlohmann::json& v) {
+namespace {
+
+// A claim made on another GPU says nothing about the figure here, only whether the solution is faster than
+// the baseline: the same side of 1.0 as kforge's interval (its figure when it has none).
+bool same_side(double claimed, const SpeedupFigure& measured) {
+  const bool measured_faster = measured.interval ? measured.interval->low > 1.0 : measured.value > 1.0;
+  return (claimed > 1.0) == measured_faster;
+}
+
+}  // namespace
+
+ClaimCheck check_claim(const corpus::Claim& claim, const nlohmann::json& v, const Measurement& m) {
   ClaimCheck c;
+  c.baseline_kind = m.baseline_kind;
+  c.hardware_differs = same_gpu(claim.hardware, m.hardware) == std::optional<bool>(false);
   const std::string verdict = v.is_object() && v.contains("verdict") && v["verdict"].is_string()
                                   ? v["verdict"].get<std::string>()
                                   : "harness_error";
   const bool claimed_correct = claim.correct.value_or(false);
   if (verdict == "correct" && v.value("correct", false)) {
+    auto supported = [&](double claimed, const SpeedupFigure& measured) {
+      return c.hardware_differs ? same_side(claimed, measured)
+                                : speedup_supported(SpeedupFigure{claimed, std::nullopt}, measured);
+    };
+    std::vector<corpus::ClaimedSpeedup> claimed_all = claim.speedups;
+    if (claimed_all.empty() && claim.speedup)
+      claimed_all.push_back({claim.baseline_kind.empty() ? "eager" : claim.baseline_kind, *claim.speedup, claim.baseline_ms});
+    for (const auto& s : claimed_all) {
+      BaselineComparison b{s.baseline, s.speedup, measured_speedup(v, s.baseline), "not_measured"};
+      if (b.measured) b.outcome = supported(s.speedup, *b.measured) ? "supported" : "not_supported";
+      c.baselines.push_back(std::move(b));
+    }
     if (!claimed_correct) {
       c.status = "now_correct";
       return c;
     }
-    auto measured = speedup_figure(v);
-    const bool claimed_speedup = claim.speedup && *claim.speedup > 0;
-    if (!claimed_speedup || !measured || speedup_supported(SpeedupFigure{*claim.speedup, std::nullopt}, *measured)) {
+    auto measured = measured_speedup(v, m.baseline_kind);
+    auto claimed = claim.speedup_over(m.baseline_kind);
+    const bool claimed_speedup = claimed && *claimed > 0;
+    if (!claimed_speedup && !claimed_all.empty())
+      c.detail = "claims no speedup over " + baseline_label(m.baseline_kind) + ", the baseline kforge measured: "
+                 "correctness alone";
+    if (!claimed_speedup || !measured || supported(*claimed, *measured)) {
       c.status = "holds";
+      if (claimed_speedup && measured && c.hardware_differs)
+        c.detail = "claimed " + format_fixed(*claimed, 2) + "x on " + claim.hardware + "; measured " +
+                   speedup_text(*measured) + " on " + m.hardware + " (hardware_differs: same side of 1.0)";
       return c;
     }
     c.status = "not_reproduced";
-    c.detail = "claimed " + format_fixed(*claim.speedup, 2) + "x, measured " + speedup_text(*measured);
+    c.detail = "claimed " + format_fixed(*claimed, 2) + "x over " + baseline_label(m.baseline_kind) +
+               (claim.hardware.empty() ? "" : " on " + claim.hardware) + ", measured " + speedup_text(*measured) +
+               (m.hardware.empty() ? "" : " on " + m.hardware) +
+               (c.hardware_differs ? " (hardware_differs: judged on kforge's interval)" : "");
     return c;
   }
   auto [code, detail] = deciding_reason(v, verdict);

@@ -30,6 +30,10 @@ struct ImportedSolution {
   std::optional<double> speedup;
   std::optional<SpeedupInterval> interval;
   std::string reason, hack_class, detail;
+  std::string format;                 // the release format it was imported from
+  std::vector<std::string> kinds;     // what it is (agent/solution_kinds.h)
+  bool hardware_differs = false;      // reverify ran on another GPU model than the claim names
+  std::string claimed_reference_status;  // reverify's status against the claim's own reference ("" none)
 };
 
 struct ImportedRunSummary {
@@ -41,6 +45,9 @@ struct ImportedRunSummary {
   int rejudged = 0;
   std::map<std::string, int> by_status;          // status -> solutions
   std::map<std::string, int> rejected_by_class;  // hack class -> solutions
+  std::string format, model, hardware;           // as the first solution names them
+  std::map<std::string, int> kinds;              // solution kind -> solutions
+  int reference_differs = 0, on_degenerate = 0, on_fooled = 0;
   int count(const std::string& status) const;
   int not_judged() const;  // harness_error, problem_changed, source_missing
 };
@@ -58,7 +65,9 @@ struct ImportReport {
 ImportReport summarize_imports(const corpus::Corpus& corpus, const std::optional<ReverifyResults>& reverify,
                                const std::string& folder = "");
 
-// The per-run table and the per-solution table, as the md and html formats show them.
+// The tables the md and html formats show: per run claims and re-verification; claims by baseline kind and
+// hardware; what the solutions are; reference drift; claims on degenerate or fooled problems (the last two
+// only when there are any); per solution.
 std::vector<ReportTable> import_tables(const ImportReport& report);
 std::vector<std::string> import_notes(const ImportReport& report);
 nlohmann::json import_json(const ImportReport& report);

@@ -1,8 +1,14 @@
 #pragma once
-// `kforge import`: published KernelBench runs (run folders, folders of them, single solution files) into
-// a kforge corpus of `imported` records that keep each run's claims (docs/corpus.md), ready for
-// `kforge reverify` and `kforge report`. Importing the same solution again adds nothing: a solution is
-// identified by (source run, level, problem, sample, sha256 of its file). docs/candidates.md.
+// `kforge import`: published KernelBench solutions into a kforge corpus of `imported` records that keep each
+// claim (docs/corpus.md), ready for `kforge reverify` and `kforge report`. Sources: KernelBench run folders
+// (level_<L>_problem_<P>_sample_<S>_kernel.py + eval_results.json, or problem_<P>_kernel.py +
+// detailed_results.json), folders of them, single solution files, CUDA-L1's <gpu>.json files (or their
+// folder) and the KernelBench leaderboard's raw_data.json (agent/release_formats.h). Each solution is
+// classified from its text (agent/solution_kinds.h) and, where the release ships its reference, that
+// reference is compared with the dataset's problem (agent/reference_drift.h). Importing the same solution
+// again adds nothing: a solution is identified by (source run, level, problem, sample, sha256 of its text).
+// docs/candidates.md.
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -20,6 +26,7 @@ struct ImportOptions {
   std::string baseline;              // KernelBench baseline timing file; "" = no speedup claims
   std::string name;                  // the run name of one run folder, or of the single files
   std::string problem;               // the problem file of single solution files
+  std::string audit;                 // `kforge audit --json-file` output: marks claims on degenerate problems
 };
 
 // What one import did, per source run.
@@ -37,6 +44,17 @@ struct ImportedRun {
   int entries_without_file = 0;       // entries whose solution file is not in the folder
   int without_entry = 0;              // solutions eval_results.json has no entry for (no claim)
   int warnings = 0;                   // warnings logged for this run
+  std::string format;                 // kernelbench-run, kernelbench-run-v2, cuda-l1, kernelbench-leaderboard, files
+  std::string model;                  // the model the release names ("" when none)
+  std::string hardware;               // the hardware it states ("" when none)
+  int entries = 0;                    // entries its results file holds (JSON lines, list members, results)
+  std::map<std::string, int> baselines;  // claims with a speedup, per baseline kind
+  std::map<std::string, int> kinds;      // solutions per kind (agent/solution_kinds.h), of those imported
+  int references_compared = 0;        // solutions whose own reference was compared with the dataset's problem
+  int references_differ = 0;          // ... and found to differ (reference_differs)
+  int on_degenerate = 0, on_fooled = 0;  // imported claims on problems the audit finds degenerate / fooled
+  // Reference drift, by (level, problem): what changed and the one-line summary.
+  std::map<std::pair<int, int>, std::pair<std::vector<std::string>, std::string>> drift;
 };
 
 struct ImportResult {
@@ -51,7 +69,8 @@ struct ImportResult {
 // record), never errors.
 Result<ImportResult> import_kernelbench(const ImportOptions& options);
 
-// The summary `kforge import` prints: one row per source run.
+// The summary `kforge import` prints: one row per source run, then per run what its solutions are and the
+// problems whose reference differs from the dataset's.
 std::string format_import_result(const ImportResult& result);
 
 }  // namespace kf::agent

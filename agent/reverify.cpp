@@ -109,13 +109,34 @@ Rejudged rejudge(const corpus::Record& r, const std::string& dir, eval::Evaluato
   return out;
 }
 
-// An imported solution's re-judgement: its claim against kforge's verdict (agent/claim_check.h).
+nlohmann::json comparisons_json(const std::vector<BaselineComparison>& list) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& b : list)
+    out.push_back({{"baseline", b.baseline},
+                   {"claimed", b.claimed},
+                   {"measured", b.measured ? nlohmann::json(b.measured->value) : nlohmann::json()},
+                   {"interval", interval_json(b.measured ? b.measured->interval : std::nullopt)},
+                   {"outcome", b.outcome}});
+  return out;
+}
+
+// The GPU an evaluator measured on, as its reference names it ("" on the host backend).
+std::string measured_hardware(const nlohmann::json& evaluator) {
+  return evaluator.is_object() && evaluator.contains("gpu_name") && evaluator["gpu_name"].is_string()
+             ? evaluator["gpu_name"].get<std::string>()
+             : "";
+}
+
+// An imported solution's re-judgement: its claim against kforge's verdict (agent/claim_check.h), and, where
+// the claim was made against a reference other than the dataset's (reference_differs), against that
+// reference too.
 Rejudged rejudge_imported(const corpus::Record& r, const std::string& dir, eval::EvaluatorPool& pool) {
   Rejudged out;
   nlohmann::json& res = out.result;
   const corpus::Claim claim = r.claim.value_or(corpus::Claim{});
   const corpus::ImportOrigin origin = r.imported.value_or(corpus::ImportOrigin{});
   auto opt = [](const auto& v) { return v ? nlohmann::json(*v) : nlohmann::json(); };
+  const bool reference_differs = claim.reference && claim.reference->differs.value_or(false);
   res = {{"kind", "imported"},
          {"config", r.config},
          {"problem", problem_json(r.problem)},
@@ -129,24 +150,53 @@ Rejudged rejudge_imported(const corpus::Record& r, const std::string& dir, eval:
            {"correct", opt(claim.correct)},
            {"runtime_ms", opt(claim.runtime_ms)},
            {"speedup", opt(claim.speedup)},
-           {"hardware", claim.hardware}}},
-         {"claimed_speedup", opt(claim.speedup)}};
+           {"baseline_kind", claim.baseline_kind.empty() ? "eager" : claim.baseline_kind},
+           {"hardware", claim.hardware},
+           {"model", claim.model}}},
+         {"claimed_speedup", opt(claim.speedup)},
+         {"reference_differs", reference_differs},
+         {"task_quality", claim.task_quality}};
+  if (reference_differs) res["reference_summary"] = claim.reference->summary;
   Fresh f = judge_stored(r, dir, pool);
   if (!f.status.empty()) {
     res["status"] = f.status;
     res["detail"] = f.detail;
     return out;
   }
-  const ClaimCheck c = check_claim(claim, f.verdict);
+  const Measurement measurement{"eager", measured_hardware(f.evaluator)};
+  const ClaimCheck c = check_claim(claim, f.verdict, measurement);
   res["evaluator"] = f.evaluator;
   res["status"] = c.status;
   res["reason"] = c.reason;
   res["hack_class"] = c.hack_class;
   res["detail"] = c.detail;
+  res["baseline_kind"] = c.baseline_kind;
+  res["hardware_differs"] = c.hardware_differs;
+  res["baselines"] = comparisons_json(c.baselines);
   res["verdict"] = f.verdict;
   res["speedup"] = f.verdict.value("speedup", nlohmann::json());
   out.interval = speedup_interval(f.verdict);
   res["interval"] = interval_json(out.interval);
+  if (reference_differs && r.source) {
+    // The claim as it was made: the same stored source against the reference the release shipped.
+    nlohmann::json& then = res["claimed_reference"];
+    const fs::path reference = fs::absolute(fs::path(dir) / claim.reference->path);
+    auto text = read_file(reference.string());
+    if (!text || sha256_hex(*text) != claim.reference->sha256) {
+      then = {{"status", "source_missing"},
+              {"detail", "reference '" + claim.reference->path + "' is missing or no longer matches its hash"}};
+    } else {
+      auto lease = pool.acquire();
+      auto v = lease.evaluator()
+                   .evaluate_file(reference.string(), fs::absolute(fs::path(dir) / r.source->path).string())
+                   .to_json();
+      const ClaimCheck t = check_claim(claim, v, Measurement{"eager", measured_hardware(evaluator_ref(lease.slot()).to_json())});
+      then = {{"status", t.status},     {"reason", t.reason},
+              {"hack_class", t.hack_class}, {"detail", t.detail},
+              {"verdict", v},           {"speedup", v.value("speedup", nlohmann::json())},
+              {"interval", interval_json(speedup_interval(v))}};
+    }
+  }
   return out;
 }
 
@@ -259,10 +309,18 @@ int run_reverify(const ReverifyOptions& o) {
         ++imported_status[status];
         if (status == "rejected") ++imported_classes[res.value("hack_class", "other")];
         if (r.claimed_correct() && status != "holds") ++failed;
+        std::string status_cell = status;
+        if (res.value("hardware_differs", false)) status_cell += ", hardware_differs";
+        if (res.value("reference_differs", false)) {
+          status_cell += ", reference_differs";
+          if (res.contains("claimed_reference") && res["claimed_reference"].is_object())
+            status_cell += " (against its own reference: " + res["claimed_reference"].value("status", "-") + ")";
+        }
+        if (!res.value("task_quality", "").empty()) status_cell += ", " + res.value("task_quality", "") + " problem";
         std::printf("| %s | %s | %d | %s | %s | %s | %s | %s |\n", res["run"].get<std::string>().c_str(),
                     r.problem.name.c_str(), res["sample"].get<int>(), speedup_text(res["claimed_speedup"]).c_str(),
                     speedup_text(res.value("speedup", nlohmann::json())).c_str(), interval_text(d.interval).c_str(),
-                    status.c_str(), reason_cell(res).c_str());
+                    status_cell.c_str(), reason_cell(res).c_str());
       }
       std::fflush(stdout);
       results.push_back(res);

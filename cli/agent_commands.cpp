@@ -234,10 +234,12 @@ void add_agent_commands(CLI::App& app, Registry& registry) {
   auto io = std::make_shared<agent::ImportOptions>();
   auto level = std::make_shared<int>(0);
   auto* import = app.add_subcommand(
-      "import", "Import published KernelBench runs (or solution files) and their claims into a corpus to re-verify");
+      "import", "Import published KernelBench solutions (runs, CUDA-L1, the leaderboard) and their claims into a corpus "
+                "to re-verify");
   import->add_option("sources", io->sources,
-                     "Run folders (level_<L>_problem_<P>_sample_<S>_kernel.py files and eval_results.json), folders "
-                     "of run folders, or .py solution files")
+                     "Run folders (level_<L>_problem_<P>_sample_<S>_kernel.py files and eval_results.json, or "
+                     "problem_<P>_kernel.py files and detailed_results.json), folders of run folders, .py solution "
+                     "files, CUDA-L1's <gpu>.json files or their folder, the leaderboard's raw_data.json or its folder")
       ->required();
   import->add_option("--out", io->out, "Corpus folder to import into (importing again adds only what is new)")
       ->required();
@@ -251,6 +253,9 @@ void add_agent_commands(CLI::App& app, Registry& registry) {
   import->add_option("--name", io->name, "Run name of the one run folder, or of the solution files (default: the "
                                          "folder's name; \"files\")");
   import->add_option("--problem", io->problem, "Problem file the single solution files solve");
+  import->add_option("--audit", io->audit,
+                     "JSON of `kforge audit --json-file` over the dataset's problems: claims on degenerate or fooled "
+                     "problems are marked");
   registry.on_run(import, [=] {
     agent::ImportOptions o = *io;
     if (*level > 0) o.level = *level;

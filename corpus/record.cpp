@@ -88,6 +88,18 @@ json source_json(const std::optional<SourceRef>& s) {
   return s ? json{{"path", s->path}, {"sha256", s->sha256}} : json(nullptr);
 }
 
+// An optional array of strings; anything else is a damaged record.
+std::vector<std::string> strings(const json& parent, const char* key, const std::string& where) {
+  std::vector<std::string> out;
+  if (!parent.contains(key) || parent[key].is_null()) return out;
+  if (!parent[key].is_array()) throw FieldError(where + " is not an array");
+  for (const auto& v : parent[key]) {
+    if (!v.is_string()) throw FieldError(where + " holds a value that is not a string");
+    out.push_back(v.get<std::string>());
+  }
+  return out;
+}
+
 json environment_json(const Environment& e) {
   return {{"kforge_version", e.kforge_version}, {"backend", e.backend}, {"gpu_name", e.gpu_name},
           {"gpu_arch", e.gpu_arch},             {"torch", e.torch},     {"cuda", e.cuda}};
@@ -156,6 +168,14 @@ std::optional<double> verdict_number(const json& v, const char* k) {
 
 std::optional<double> Record::speedup() const { return verdict_number(verdict, "speedup"); }
 std::optional<double> Record::ref_time_ms() const { return verdict_number(verdict, "ref_time_ms"); }
+std::optional<double> Claim::speedup_over(const std::string& baseline) const {
+  for (const auto& s : speedups)
+    if (s.baseline == baseline) return s.speedup;
+  if (speedups.empty() && speedup && (baseline_kind == baseline || (baseline_kind.empty() && baseline == "eager")))
+    return speedup;
+  return std::nullopt;
+}
+
 bool Record::claimed_correct() const { return kind == Kind::imported && claim && claim->correct.value_or(false); }
 
 json Record::to_json() const {
@@ -185,11 +205,21 @@ json Record::to_json() const {
     const Claim c = claim.value_or(Claim{});
     j["source"] = source_json(source);
     j["imported"] = {{"run", o.run},   {"level", o.level}, {"problem_number", o.problem_number},
-                     {"file", o.file}, {"origin", o.origin}};
+                     {"file", o.file}, {"origin", o.origin}, {"format", o.format}, {"kinds", o.kinds}};
     j["claim"] = {{"compiled", opt(c.compiled)},       {"correct", opt(c.correct)},
                   {"runtime_ms", opt(c.runtime_ms)},   {"baseline_ms", opt(c.baseline_ms)},
                   {"speedup", opt(c.speedup)},         {"hardware", c.hardware},
-                  {"baseline_file", c.baseline_file},  {"raw", c.raw}};
+                  {"baseline_file", c.baseline_file},  {"raw", c.raw},
+                  {"model", c.model},                  {"baseline_kind", c.baseline_kind},
+                  {"task_quality", c.task_quality},    {"task_quality_detail", c.task_quality_detail}};
+    json speedups = json::array();
+    for (const auto& s : c.speedups)
+      speedups.push_back({{"baseline", s.baseline}, {"speedup", s.speedup}, {"baseline_ms", opt(s.baseline_ms)}});
+    j["claim"]["speedups"] = speedups;
+    if (c.reference)
+      j["claim"]["reference"] = {{"path", c.reference->path},       {"sha256", c.reference->sha256},
+                                 {"origin", c.reference->origin},   {"differs", opt(c.reference->differs)},
+                                 {"summary", c.reference->summary}, {"changes", c.reference->changes}};
     j["warnings"] = warnings;
     j["recorded_at"] = recorded_at;
     return j;
@@ -287,13 +317,47 @@ Result<Record> Record::from_json(const json& j) {
     }
     if (r.kind == Kind::imported) {
       Fields o = f.object("imported", true);
-      r.imported = ImportOrigin{o.str("run", true), static_cast<int>(o.integer("level")),
-                                static_cast<int>(o.integer("problem_number")), o.str("file"), o.str("origin")};
+      ImportOrigin origin;
+      origin.run = o.str("run", true);
+      origin.level = static_cast<int>(o.integer("level"));
+      origin.problem_number = static_cast<int>(o.integer("problem_number"));
+      origin.file = o.str("file");
+      origin.origin = o.str("origin");
+      origin.format = o.str("format");
+      origin.kinds = strings(j["imported"], "kinds", "imported.kinds");
+      r.imported = std::move(origin);
       Fields c = f.object("claim");
-      const json raw = j.contains("claim") && j["claim"].is_object() ? j["claim"].value("raw", json()) : json();
-      r.claim = Claim{c.boolean("compiled"),      c.boolean("correct"),     c.opt_number("runtime_ms"),
-                      c.opt_number("baseline_ms"), c.opt_number("speedup"), c.str("hardware"),
-                      c.str("baseline_file"),       raw};
+      const json claim_json = j.contains("claim") && j["claim"].is_object() ? j["claim"] : json::object();
+      Claim claim;
+      claim.compiled = c.boolean("compiled");
+      claim.correct = c.boolean("correct");
+      claim.runtime_ms = c.opt_number("runtime_ms");
+      claim.baseline_ms = c.opt_number("baseline_ms");
+      claim.speedup = c.opt_number("speedup");
+      claim.hardware = c.str("hardware");
+      claim.baseline_file = c.str("baseline_file");
+      claim.raw = claim_json.value("raw", json());
+      claim.model = c.str("model");
+      claim.baseline_kind = c.str("baseline_kind");
+      claim.task_quality = c.str("task_quality");
+      claim.task_quality_detail = c.str("task_quality_detail");
+      if (c.has("speedups")) {
+        if (!claim_json["speedups"].is_array()) throw FieldError("claim.speedups is not an array");
+        for (const auto& s : claim_json["speedups"]) {
+          if (!s.is_object()) throw FieldError("claim.speedups holds an entry that is not an object");
+          Fields sf(s, "claim.speedups[]");
+          auto value = sf.opt_number("speedup");
+          if (!value) throw FieldError("claim.speedups holds an entry without a speedup");
+          claim.speedups.push_back({sf.str("baseline", true), *value, sf.opt_number("baseline_ms")});
+        }
+      }
+      if (c.has("reference")) {
+        Fields rf = c.object("reference");
+        claim.reference = ClaimReference{rf.str("path"),        rf.str("sha256"),  rf.str("origin"),
+                                         rf.boolean("differs"), rf.str("summary"),
+                                         strings(claim_json["reference"], "changes", "claim.reference.changes")};
+      }
+      r.claim = std::move(claim);
       if (f.has("warnings")) {
         if (!j["warnings"].is_array()) throw FieldError("warnings is not an array");
         for (const auto& w : j["warnings"])

@@ -87,6 +87,31 @@ struct ImportOrigin {
   int problem_number = 0; // the problem's number in that level (the prefix of its file name)
   std::string file;       // the solution's file name in the run, e.g. level_1_problem_19_sample_0_kernel.py
   std::string origin;     // absolute path of that file when it was imported
+  // The release format it was read from: kernelbench-run (level_<L>_problem_<P>_sample_<S>_kernel.py),
+  // kernelbench-run-v2 (problem_<P>_kernel.py + detailed_results.json), cuda-l1, kernelbench-leaderboard.
+  std::string format;
+  // What the solution is, read from its text at import (agent/solution_kinds.h): cuda_kernel, triton_kernel,
+  // cuda_graph, torch_compile, vendor_library, no_own_kernel.
+  std::vector<std::string> kinds;
+};
+
+// One speedup a release claims, over the baseline it names (agent/baseline_kind.h: eager, torch_compile,
+// torch_compile_reduce_overhead, cuda_graph, cudnn).
+struct ClaimedSpeedup {
+  std::string baseline;
+  double speedup = 0;
+  std::optional<double> baseline_ms;  // the baseline's time, when the release gives it
+};
+
+// The reference problem a claim was made against, as the release shipped it, and how it compares with the
+// dataset's problem of the same level and number (agent/reference_drift.h).
+struct ClaimReference {
+  std::string path;    // companion copy, relative to the corpus folder
+  std::string sha256;
+  std::string origin;  // where the release keeps it
+  std::optional<bool> differs;  // nullopt: not compared
+  std::string summary;          // one line: what differs ("" when the same)
+  std::vector<std::string> changes;  // computation, sizes, inputs, init (agent/reference_drift.h)
 };
 
 // What the source run said about a solution (its eval_results.json entry and baseline timing). Absent
@@ -100,6 +125,16 @@ struct Claim {
   std::string hardware;               // as the run or baseline named it; "" when unknown
   std::string baseline_file;          // the baseline timing file used; "" without one
   nlohmann::json raw;                 // the run's entry as read (strings and arrays bounded); null without one
+  std::string model;                  // the model the release names; "" when it names none
+  std::string baseline_kind;          // what `speedup` is measured over; "" in records before it was kept (eager)
+  std::vector<ClaimedSpeedup> speedups;  // every speedup claimed, over each baseline (`speedup` among them)
+  std::optional<ClaimReference> reference;  // the release's own reference, when it ships one
+  // kforge's audit of the problem (`kforge import --audit`): "degenerate" (a trivial output is itself
+  // correct), "fooled" (KernelBench's check accepts a wrong trivial output), "" (not audited or clean).
+  std::string task_quality;
+  std::string task_quality_detail;
+  // The claimed speedup over `baseline` (kind), if the release claims one.
+  std::optional<double> speedup_over(const std::string& baseline) const;
 };
 
 // Which evaluator judged the kernel: its slot in the pool and the GPU it is pinned to (none on host).

@@ -74,7 +74,7 @@ TEST(CheckClaim, CorrectSolutions) {
   auto slow = correct_verdict(0.95, std::array<double, 4>{1.0, 1.0, 0.93, 0.97});
   auto c = check_claim(claim(2.1), slow);
   EXPECT_EQ(c.status, "not_reproduced");
-  EXPECT_EQ(c.detail, "claimed 2.10x, measured 0.95x [0.93, 0.97]");
+  EXPECT_EQ(c.detail, "claimed 2.10x over eager, measured 0.95x [0.93, 0.97]");
   EXPECT_TRUE(c.reason.empty());
   EXPECT_EQ(check_claim(claim(std::nullopt, false), slow).status, "now_correct");
   corpus::Claim unknown;  // no eval_results entry
@@ -117,6 +117,57 @@ TEST(CheckClaim, FailuresAndHackClasses) {
   v["reasons"].push_back({{"code", "rejected.trivial_output"}, {"detail", "zeros"}});
   EXPECT_EQ(check_claim(claim(2.0), v).hack_class, "trivial_output");
   EXPECT_EQ(check_claim(claim(2.0), nlohmann::json("garbage")).status, "harness_error");
+}
+
+TEST(CheckClaim, ComparedOverTheSameBaselineKind) {
+  corpus::Claim c = claim(3.0);
+  c.baseline_kind = "eager";
+  c.speedups = {{"eager", 3.0, std::nullopt}, {"torch_compile", 1.2, std::nullopt}, {"cuda_graph", 0.8, std::nullopt}};
+  const auto v = correct_verdict(2.9, std::array<double, 4>{1.0, 1.1, 3.0, 3.1});
+  ClaimCheck r = check_claim(c, v);
+  EXPECT_EQ(r.status, "holds");
+  EXPECT_EQ(r.baseline_kind, "eager");
+  ASSERT_EQ(r.baselines.size(), 3u);
+  EXPECT_EQ(r.baselines[0].outcome, "supported");
+  // kforge measures no torch.compile or CUDA-graph baseline (yet): listed, not judged.
+  EXPECT_EQ(r.baselines[1].outcome, "not_measured");
+  EXPECT_EQ(r.baselines[2].outcome, "not_measured");
+
+  // A claim over torch.compile only says nothing about eager: correctness alone decides.
+  corpus::Claim compile_only = claim(std::nullopt);
+  compile_only.speedups = {{"torch_compile", 5.0, std::nullopt}};
+  r = check_claim(compile_only, correct_verdict(0.5, std::nullopt));
+  EXPECT_EQ(r.status, "holds");
+  EXPECT_NE(r.detail.find("claims no speedup over eager"), std::string::npos) << r.detail;
+
+  // Records written before baseline kinds were kept: their speedup is over eager.
+  EXPECT_EQ(claim(2.0).speedup_over("eager"), 2.0);
+  EXPECT_FALSE(claim(2.0).speedup_over("torch_compile"));
+}
+
+TEST(CheckClaim, OtherHardwareIsJudgedOnKforgesInterval) {
+  corpus::Claim c = claim(20.0);
+  c.hardware = "H100";
+  // 20x claimed on an H100, 2x [1.8, 2.2] measured on an H200: the figure differs, the side of 1.0 does not.
+  const auto fast = correct_verdict(2.0, std::array<double, 4>{1.0, 1.1, 2.0, 2.2});
+  ClaimCheck r = check_claim(c, fast, Measurement{"eager", "NVIDIA H200"});
+  EXPECT_TRUE(r.hardware_differs);
+  EXPECT_EQ(r.status, "holds");
+  EXPECT_NE(r.detail.find("hardware_differs"), std::string::npos);
+  // A claimed 1.1x and a measured 1.05x [0.95, 1.2]: on the same model the intervals overlap and the claim
+  // holds; elsewhere only kforge's interval counts, and it reaches below 1.0.
+  corpus::Claim small = claim(1.1);
+  small.hardware = "H100";
+  const auto unsure = correct_verdict(1.05, std::array<double, 4>{1.0, 1.2, 0.95, 1.2});
+  r = check_claim(small, unsure, Measurement{"eager", "NVIDIA H100 80GB HBM3"});
+  EXPECT_FALSE(r.hardware_differs);
+  EXPECT_EQ(r.status, "holds");
+  r = check_claim(small, unsure, Measurement{"eager", "NVIDIA H200"});
+  EXPECT_TRUE(r.hardware_differs);
+  EXPECT_EQ(r.status, "not_reproduced");
+  EXPECT_NE(r.detail.find("on NVIDIA H200"), std::string::npos) << r.detail;
+  // Unknown hardware on either side: no hardware_differs.
+  EXPECT_FALSE(check_claim(c, fast, Measurement{"eager", ""}).hardware_differs);
 }
 
 TEST(HackClass, OnlyForHacks) {

@@ -51,11 +51,11 @@ TEST_F(ImportIntegration, ImportReverifyReport) {
                                   quote(kFixture + "/kernelbench") + " --baseline " +
                                   quote(kFixture + "/timing/toy_hw/baseline_time_torch.json");
   ASSERT_EQ(kforge("import " + import_args, "import.log"), 0) << log("import.log");
-  EXPECT_NE(log("import.log").find("| toy_run | 1 | 7 | 6 | 0 | 7 | 7 | 4 | 1 | 1 (4) |"), std::string::npos)
+  EXPECT_NE(log("import.log").find("| toy_run | kernelbench-run | 1 | 9 | 7 | 6 | 0 | 7 | 7 | 4 | 1 | 1 (4) |"), std::string::npos)
       << log("import.log");
   // Idempotent.
   ASSERT_EQ(kforge("import " + import_args, "import2.log"), 0) << log("import2.log");
-  EXPECT_NE(log("import2.log").find("| toy_run | 1 | 7 | 0 | 6 |"), std::string::npos) << log("import2.log");
+  EXPECT_NE(log("import2.log").find("| toy_run | kernelbench-run | 1 | 9 | 7 | 0 | 6 |"), std::string::npos) << log("import2.log");
   ASSERT_EQ(kforge("status " + quote(corpus()), "status.log"), 0) << log("status.log");
   EXPECT_NE(log("status.log").find("8 imported solutions (7 claimed correct"), std::string::npos) << log("status.log");
 

@@ -94,8 +94,20 @@ TEST(Record, ImportedRoundTripsWithUnknownClaimsAsNull) {
   r.sample = 1;
   r.turn = 2;
   r.source = SourceRef{"sources/run_a__level_1_problem_19_sample_1_kernel__v2.py", "def"};
-  r.imported = ImportOrigin{"run_a", 1, 19, "level_1_problem_19_sample_1_kernel.py", "/runs/run_a/x.py"};
-  r.claim = Claim{true, true, 0.02, std::nullopt, std::nullopt, "NVIDIA L40S", "", {{"runtime", 0.02}}};
+  r.imported = ImportOrigin{"run_a", 1, 19, "level_1_problem_19_sample_1_kernel.py", "/runs/run_a/x.py",
+                            "kernelbench-run", {"cuda_kernel", "vendor_library"}};
+  Claim claim;
+  claim.compiled = true;
+  claim.correct = true;
+  claim.runtime_ms = 0.02;
+  claim.hardware = "NVIDIA L40S";
+  claim.raw = {{"runtime", 0.02}};
+  claim.model = "m";
+  claim.baseline_kind = "eager";
+  claim.speedups = {{"torch_compile", 1.5, 0.03}};
+  claim.reference = ClaimReference{"references/ab.py", "ab", "/r/l1_p19.py", true, "sizes: ...", {"sizes"}};
+  claim.task_quality = "degenerate";
+  r.claim = claim;
   r.warnings = {"runtime \"0.02\" read as a number"};
   const auto j = r.to_json();
   EXPECT_TRUE(j["claim"]["speedup"].is_null());
@@ -107,6 +119,12 @@ TEST(Record, ImportedRoundTripsWithUnknownClaimsAsNull) {
   EXPECT_FALSE(back->correct());  // kforge has not judged it
   EXPECT_FALSE(back->claim->baseline_ms);
   EXPECT_EQ(back->imported->problem_number, 19);
+  EXPECT_EQ(back->imported->kinds, (std::vector<std::string>{"cuda_kernel", "vendor_library"}));
+  EXPECT_EQ(back->claim->speedup_over("torch_compile"), 1.5);
+  EXPECT_FALSE(back->claim->speedup_over("eager"));
+  ASSERT_TRUE(back->claim->reference);
+  EXPECT_EQ(back->claim->reference->differs, true);
+  EXPECT_EQ(back->claim->reference->changes, std::vector<std::string>{"sizes"});
   EXPECT_EQ(back->warnings.size(), 1u);
   auto no_origin = Record::from_json({{"kind", "imported"}, {"config", "c"}, {"problem", {{"name", "p"}}}});
   ASSERT_FALSE(no_origin.ok());
