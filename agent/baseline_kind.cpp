@@ -2,6 +2,8 @@
 
 #include <map>
 
+#include "evaluator/verdict.h"
+
 namespace kf::agent {
 
 const std::vector<std::string>& baseline_kinds() {
@@ -22,9 +24,12 @@ std::string baseline_label(const std::string& kind) {
 }
 
 std::optional<SpeedupFigure> measured_speedup(const nlohmann::json& verdict, const std::string& kind) {
-  // The verdict's speedup is over the eager reference (docs/evaluator.md).
-  if (kind == "eager") return speedup_figure(verdict);
-  return std::nullopt;
+  // kforge times eager and torch.compile (default mode); the verdict's own speedup is over its primary one.
+  const std::string name = kind == "eager" ? "eager" : kind == "torch_compile" ? "compile" : "";
+  if (name.empty()) return std::nullopt;
+  const auto over = eval::Verdict::with_primary_baseline(verdict, name);
+  if (over.value("baseline", std::string("eager")) != name) return std::nullopt;
+  return speedup_figure(over);
 }
 
 }  // namespace kf::agent

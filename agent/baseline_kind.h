@@ -1,8 +1,8 @@
 #pragma once
 // What a speedup is measured over. Releases name several baselines (CUDA-L1 five, the KernelBench
 // leaderboard two); a claim is only compared with kforge's measurement over the same kind. kforge measures
-// the eager baseline today; a verdict that carries others (the "yardsticks" work: torch.compile) plugs in
-// through measured_speedup below and nowhere else.
+// eager and torch.compile (default mode: the kind `torch_compile`); the others are never measured.
+// Everything that compares a claim with a measurement goes through measured_speedup below.
 #include <optional>
 #include <string>
 #include <vector>
@@ -19,7 +19,7 @@ const std::vector<std::string>& baseline_kinds();
 std::string baseline_label(const std::string& kind);
 
 // kforge's measured speedup over `kind`, with its interval; nullopt when the verdict measured no such
-// baseline (today: every kind but eager).
+// baseline (torch.compile only where the compile baseline was timed; never the other kinds).
 std::optional<SpeedupFigure> measured_speedup(const nlohmann::json& verdict, const std::string& kind);
 
 }  // namespace kf::agent
