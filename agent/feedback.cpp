@@ -27,20 +27,21 @@ std::string fmt_optional(const std::optional<double>& v, int decimals) {
 
 std::string percent(double fraction) { return format_significant(fraction * 100, 3) + "%"; }
 
-}  // namespace
-
-const char* baseline_label(const std::string& name) {
+// How the feedback names a verdict's baseline (claims name theirs with agent/baseline_kind.h).
+const char* baseline_in_prose(const std::string& name) {
   if (name == "eager") return "eager PyTorch";
   if (name == "compile") return "torch.compile";
   return "the baseline";
 }
+
+}  // namespace
 
 TemplateVars correct_feedback_vars(const nlohmann::json& verdict) {
   const eval::Verdict y = eval::Verdict::yardsticks_from_json(verdict);
   TemplateVars vars{{"time_ms", fmt_optional(y.time_ms, 4)},
                     {"ref_time_ms", fmt_optional(y.ref_time_ms, 4)},
                     {"speedup", fmt_optional(y.speedup, 3)},
-                    {"baseline", baseline_label(y.baseline)}};
+                    {"baseline", baseline_in_prose(y.baseline)}};
   // One sentence per yardstick; each says what is known and nothing that is not.
   std::string speedups;
   for (const char* name : {"eager", "compile"}) {
@@ -50,10 +51,10 @@ TemplateVars correct_feedback_vars(const nlohmann::json& verdict) {
     vars[std::string(name) + "_speedup"] = timed ? fmt_optional(it->second.speedup, 3) : "unknown";
     if (!timed || !it->second.speedup) continue;
     speedups += std::string(speedups.empty() ? "" : "; ") + format_fixed(*it->second.speedup, 3) + "x over " +
-                baseline_label(name) + " (" + format_fixed(*it->second.time_ms, 4) + " ms)";
+                baseline_in_prose(name) + " (" + format_fixed(*it->second.time_ms, 4) + " ms)";
   }
   if (speedups.empty() && y.speedup)
-    speedups = format_fixed(*y.speedup, 3) + "x over " + baseline_label(y.baseline);
+    speedups = format_fixed(*y.speedup, 3) + "x over " + baseline_in_prose(y.baseline);
   vars["speedups"] = speedups.empty() ? "unknown (no baseline was timed)" : speedups;
   std::string roofline;
   if (y.peak) {
@@ -61,7 +62,7 @@ TemplateVars correct_feedback_vars(const nlohmann::json& verdict) {
     for (const char* name : {"eager", "compile"}) {
       auto it = y.baselines.find(name);
       if (it != y.baselines.end() && it->second.peak)
-        roofline += std::string("; ") + baseline_label(name) + " reaches " + percent(it->second.peak->fraction);
+        roofline += std::string("; ") + baseline_in_prose(name) + " reaches " + percent(it->second.peak->fraction);
     }
     roofline += " (the bound: the minimum bytes moved at the device's memory bandwidth, or the counted FLOPs at "
                 "its compute peak, whichever takes longer).";

@@ -22,8 +22,6 @@ Result<std::string> render_feedback(const PromptTemplates& templates, const nloh
 // baseline (the primary baseline's), eager_/compile_ time_ms and speedup, speedups (one sentence over every
 // baseline timed), roofline (the fraction of peak of the kernel and of each baseline), peak_fraction, bound_by.
 TemplateVars correct_feedback_vars(const nlohmann::json& verdict);
-// How feedback and reports name a baseline: "eager PyTorch", "torch.compile".
-const char* baseline_label(const std::string& name);
 
 // The first `max_lines` lines of compiler output, then a note of how many were left out.
 std::string first_lines(const std::string& text, size_t max_lines);

@@ -234,7 +234,7 @@ Result<Roofline> Evaluator::roofline(const std::string& problem_path) {
   auto l = impl_->load(problem_path);
   if (!l.ok()) return l.error();
   nlohmann::json seeds = nlohmann::json::array();
-  for (int k = 0; k < impl_->opt.trials; ++k) seeds.push_back(impl_->opt.seed + static_cast<uint64_t>(k));
+  for (int k = 0; k < impl_->opt.trials; ++k) seeds.push_back(impl_->opt.seed.value_or(kAuditSeed) + static_cast<uint64_t>(k));
   return impl_->problem_roofline(seeds);
 }
 

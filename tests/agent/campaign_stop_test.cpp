@@ -56,12 +56,8 @@ std::vector<json> of_kind(const std::vector<json>& rs, const std::string& kind) 
   return out;
 }
 
-std::string python_with_torch() {
-  if (const char* p = std::getenv("KFORGE_PYTHON"); p && *p) return p;
-  for (std::string cand : {"python3", "/usr/bin/python3"})
-    if (kf::testing::run_shell(cand + " -c 'import torch' >/dev/null 2>&1").exit_code == 0) return cand;
-  return {};
-}
+using kf::testing::kNoTorchAdvice;
+using kf::testing::python_with_torch;
 
 // What a kforge process (by PID) still has on the machine: job groups, processes in them, private folders.
 std::vector<std::string> leftovers_of(long pid) {
@@ -95,7 +91,7 @@ class CampaignStop : public ::testing::Test {
  protected:
   void SetUp() override {
     python_ = python_with_torch();
-    if (python_.empty()) GTEST_SKIP() << "no python3 with torch (set KFORGE_PYTHON)";
+    ASSERT_FALSE(python_.empty()) << kNoTorchAdvice;
     dir_ = fs::temp_directory_path() / ("kforge-stop-it-" + std::to_string(::getpid()) + "-" +
                                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir_);

@@ -41,7 +41,7 @@ class Yardsticks : public ::testing::Test {
     return o;
   }
   void SetUp() override {
-    if (python_.empty()) GTEST_SKIP() << "no python3 with torch (set KFORGE_PYTHON)";
+    ASSERT_FALSE(python_.empty()) << kNoTorchAdvice;
   }
   static Work work_of(const std::string& name) {
     auto r = eval_->roofline(problem("roofline/" + name));
