@@ -159,23 +159,40 @@ void parse_text(const std::string& text, const std::string& origin, Corpus& into
   if (text.find_first_not_of(" \t\r\n", used) != std::string::npos) ++into.torn_tails;
 }
 
-Result<Corpus> load(const std::string& dir) {
+namespace {
+
+// A corpus of `dir` with its files listed and nothing read yet; an error where it holds none.
+Result<Corpus> open_corpus(const std::string& dir) {
   Corpus c;
   c.dir = dir;
   c.files = corpus_files(dir);
   if (c.files.empty())
     return make_error("corpus.missing", "no corpus in '" + dir +
                                             "' (no evaluations.jsonl): pass the folder a `kforge run --out DIR` wrote");
+  return c;
+}
+
+// One file's damage into the corpus: its torn tail, its first unreadable lines, and a warning of the rest.
+void take_damage(Corpus& c, const std::string& path, ReadDamage damage) {
+  c.torn_tails += damage.torn_tails;
+  if (damage.lines > static_cast<int64_t>(damage.first.size()))
+    log::warn(path + ": " + std::to_string(damage.lines) + " unreadable records in all (`kforge status " + c.dir +
+              "` lists them)");
+  for (auto& d : damage.first) c.damaged.push_back(std::move(d));
+}
+
+}  // namespace
+
+Result<Corpus> load(const std::string& dir) {
+  auto opened = open_corpus(dir);
+  if (!opened) return opened.error();
+  Corpus c = std::move(*opened);
   for (const auto& name : c.files) {
     const std::string path = (fs::path(dir) / name).string();
     ReadDamage damage;
     auto done = stream_file(path, path, 0, [&](Record&& r) { c.records.push_back(std::move(r)); }, damage, true);
     if (!done) return done.error();
-    c.torn_tails += damage.torn_tails;
-    for (auto& d : damage.first) c.damaged.push_back(std::move(d));
-    if (damage.lines > static_cast<int64_t>(damage.first.size()))
-      log::warn(path + ": " + std::to_string(damage.lines) + " unreadable records in all (`kforge status " + dir +
-                "` lists them)");
+    take_damage(c, path, std::move(damage));
   }
   for (const auto& d : c.damaged) log::warn(d.where() + ": unreadable record skipped: " + d.reason);
   mark_best(c.records);
@@ -183,12 +200,9 @@ Result<Corpus> load(const std::string& dir) {
 }
 
 Result<Corpus> load_for_report(const std::string& dir) {
-  Corpus c;
-  c.dir = dir;
-  c.files = corpus_files(dir);
-  if (c.files.empty())
-    return make_error("corpus.missing", "no corpus in '" + dir +
-                                            "' (no evaluations.jsonl): pass the folder a `kforge run --out DIR` wrote");
+  auto opened = open_corpus(dir);
+  if (!opened) return opened.error();
+  Corpus c = std::move(*opened);
   struct Place {
     size_t file;
     uint64_t at;
@@ -212,11 +226,7 @@ Result<Corpus> load_for_report(const std::string& dir) {
         },
         damage, true);
     if (!done) return done.error();
-    c.torn_tails += damage.torn_tails;
-    for (auto& d : damage.first) c.damaged.push_back(std::move(d));
-    if (damage.lines > static_cast<int64_t>(damage.first.size()))
-      log::warn(path + ": " + std::to_string(damage.lines) + " unreadable records in all (`kforge status " + dir +
-                "` lists them)");
+    take_damage(c, path, std::move(damage));
   }
   for (const auto& d : c.damaged) log::warn(d.where() + ": unreadable record skipped: " + d.reason);
   mark_best(c.records);
