@@ -159,7 +159,7 @@ CampaignSummary run_campaign(const CampaignOptions& o) {
   if (ec) return fail(Outcome::bad_input, "cannot create output folder '" + out + "': " + ec.message());
 
   // ---- The corpus file's lock first: a run refused here or by the manifest changes nothing on disk ----
-  auto writer = corpus::Writer::open(out, shard.file_name());
+  auto writer = corpus::Writer::open(out, shard.file_name(), o.lock_wait_s);
   if (!writer)
     return fail(writer.error().code == "corpus.busy" ? Outcome::bad_input : Outcome::harness_error,
                 writer.error().message);

@@ -33,6 +33,7 @@ struct CampaignOptions {
   std::string gpus;              // --gpus: "" (all visible on cuda, 1 on host), "all", or "0,1,..."
   int evaluators = 0;            // --evaluators N on the host backend (0 = 1)
   std::string shard;             // --shard I/N; "" = the whole campaign
+  double lock_wait_s = 0;          // how long a shard's corpus file held by another run is waited for
   double sigterm_deadline_s = 25;  // after SIGTERM, what is in flight may take this long (stop_signals.h)
 };
 

@@ -169,6 +169,10 @@ void add_agent_commands(CLI::App& app, Registry& registry) {
   run->add_option("--shard", opts->shard,
                   "Run only shard I of N (I/N, e.g. $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT): a share of the "
                   "units by a hash of (config, problem, sample), appended to its own corpus file in --out");
+  run->add_option("--wait-for-lock", opts->lock_wait_s,
+                  "Seconds to wait for a run still appending to this shard's corpus file before refusing (default 0; "
+                  "the Slurm script passes 60: a requeued task may start while the previous one records what was in flight)")
+      ->check(CLI::NonNegativeNumber);
   run->add_option("--sigterm-deadline", opts->sigterm_deadline_s,
                   "Seconds after SIGTERM for recording what is in flight before aborting (default 25, inside "
                   "Slurm's 30 s grace)")

@@ -5,11 +5,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <optional>
+#include <thread>
+#include <utility>
 #include <vector>
 
 #include "core/files.h"
@@ -19,15 +23,26 @@
 namespace kf::corpus {
 namespace fs = std::filesystem;
 
-Result<std::unique_ptr<Writer>> Writer::open(const std::string& dir, const std::string& file_name) {
+Result<std::unique_ptr<Writer>> Writer::open(const std::string& dir, const std::string& file_name, double wait_s) {
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) return make_error("corpus.mkdir", "cannot create '" + dir + "': " + ec.message());
   const std::string file = (fs::path(dir) / file_name).string();
   int fd = ::open(file.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (fd < 0) return make_error("corpus.open", "cannot open '" + file + "': " + std::strerror(errno));
-  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
-    const int e = errno;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(std::max(wait_s, 0.0));
+  bool told = false;
+  int e = 0;
+  while (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    e = errno;
+    if (e != EWOULDBLOCK || std::chrono::steady_clock::now() >= deadline) break;
+    if (!std::exchange(told, true))
+      log::info("waiting up to " + std::to_string(static_cast<int>(wait_s)) + " s for the run appending to '" + file +
+                "' to end");
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    e = 0;
+  }
+  if (e != 0) {
     ::close(fd);
     if (e == EWOULDBLOCK)
       return make_error("corpus.busy", "another kforge run is appending to '" + file +

@@ -17,8 +17,11 @@ class Writer {
   // started twice, two unsharded runs of one folder) is refused, and opening changes nothing else on disk.
   // Before the first append, a torn last record left by a killed writer (or a full disk) is cut off: its
   // bytes are kept in DIR/torn/<file>.<time>.fragment and the file ends with its last whole record again.
+  // `wait_s`: how long a busy file is waited for before the refusal (a requeued Slurm task may start while
+  // the previous run of its shard still records what was in flight after SIGTERM).
   static Result<std::unique_ptr<Writer>> open(const std::string& dir,
-                                              const std::string& file_name = "evaluations.jsonl");
+                                              const std::string& file_name = "evaluations.jsonl",
+                                              double wait_s = 0);
   // Secrets are redacted from the serialized record before it is written (model text can quote anything).
   Status append(const Record& record);
   // Writes a companion file atomically (creating DIR/SUBDIR when missing); returns its path relative to DIR.

@@ -2,9 +2,11 @@
 // the follower, and shard assignment.
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <thread>
 
 #include <gtest/gtest.h>
 
@@ -245,6 +247,18 @@ TEST_F(CorpusDir, OneWriterPerFile) {
   EXPECT_TRUE(Writer::open(dir.string(), Shard{0, 2}.file_name()).ok());  // another file: fine
   first = Writer::open(dir.string(), Shard{1, 2}.file_name());             // the first one closes
   EXPECT_TRUE(Writer::open(dir.string()).ok());
+}
+
+TEST_F(CorpusDir, AWriterThatWaitsGetsTheFileOnceTheOtherCloses) {
+  auto first = Writer::open(dir.string());
+  ASSERT_TRUE(first.ok());
+  std::thread closer([&first] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    first->reset();
+  });
+  auto second = Writer::open(dir.string(), "evaluations.jsonl", /*wait_s=*/60);
+  closer.join();
+  EXPECT_TRUE(second.ok()) << (second.ok() ? "" : second.error().message);
 }
 
 TEST_F(CorpusDir, NoCorpusIsAnError) {
