@@ -90,8 +90,18 @@ Result<PublishedRun> read_cuda_l1(const std::string& file) {
     s.level = level;
     s.problem = task;
     s.code = text_field(e, "custom_code");
-    if (s.code.find_first_not_of(" \t\r\n") == std::string::npos) {
+    const auto first = s.code.find_first_not_of(" \t\r\n");
+    // The release writes Python's str(None) for some tasks' code while keeping their scores: a claimed speedup
+    // with nothing behind it, which is not a solution to judge (it would "fail" for want of a ModelNew).
+    const bool none_text =
+        first != std::string::npos && s.code.substr(first, s.code.find_last_not_of(" \t\r\n") + 1 - first) == "None";
+    if (first == std::string::npos || none_text) {
       ++run.entries_without_solution;
+      if (e.contains("score_default") && !e["score_default"].is_null())
+        run.warnings.push_back(where + ": level " + std::to_string(level) + " task " + std::to_string(task) +
+                               " claims a speedup (score_default " + e["score_default"].dump() +
+                               ") but its custom_code is " + (none_text ? "the text None" : "empty") +
+                               ": a claim without a solution; not imported");
       continue;
     }
     s.file = stem + "_level_" + std::to_string(s.level) + "_task_" + std::to_string(s.problem) + ".py";

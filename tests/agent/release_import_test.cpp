@@ -122,6 +122,13 @@ TEST_F(ReleaseImport, CudaL1EveryEntryWithEveryBaselineAndItsReference) {
   EXPECT_EQ(graph->imported->kinds, (std::vector<std::string>{"no_own_kernel", "cuda_graph"}));
   EXPECT_DOUBLE_EQ(*graph->claim->speedup_over("torch_compile"), 1.2);  // a string in the file, with a warning
   EXPECT_FALSE(graph->claim->speedup_over("torch_compile_reduce_overhead"));
+  // A scored entry whose code is the text None is a claim without a solution, not a solution that fails.
+  const ImportedRun* a100 = run_named(*r, "cuda-l1-a100");
+  ASSERT_TRUE(a100);
+  EXPECT_EQ(a100->entries, 2);
+  EXPECT_EQ(a100->entries_without_file, 1);
+  EXPECT_EQ(a100->solutions, 1);
+  EXPECT_FALSE(find(rs, "cuda-l1-a100", 2));
 
   const std::string text = format_import_result(*r);
   EXPECT_NE(text.find("| cuda-l1-h100 | cuda-l1 | 1 | 5 | 3 | 2 | 0 | 3 | 3 | 3 | 1 | 1 (9) | 1 | 1 | 0 |"),
