@@ -360,6 +360,10 @@ Verdict Evaluator::Impl::evaluate(const std::string& problem, const Compiled& co
     s.call_limit_text = "the per-call limit of " + std::to_string(s.call_limit_s) + " s";
   }
   v.checks["call_limit_s"] = s.call_limit_s;
+  // The replayer of a solution the static check cannot attribute starts now: its python and torch load while the
+  // runner's do (replay_attribution.cpp).
+  std::unique_ptr<Replayer> replayer;
+  if (kb && !statically_attributed(compiled)) replayer = start_replayer(compiled, *launch);
   // A kernelbench runner's start-up (python, torch, CUDA) is not counted against --timeout.
   const double lifetime_s = opt.runner_timeout_s + (kb ? startup_limit_s : 0.0);
   if (auto st = s.runner.start(launch->command, job_dir, launch->env, now_s() + lifetime_s, launch->confinement);
@@ -433,7 +437,7 @@ Verdict Evaluator::Impl::evaluate(const std::string& problem, const Compiled& co
     check_maps(v, s);
     // Attribution by replay (replay_attribution.cpp): only for a solution correct so far that the static check
     // could not attribute; one more checked trial, its extension calls recorded.
-    if (kb && ok && v.reasons.empty() && !statically_attributed(compiled)) recorded = record_trial(v, s, seed);
+    if (replayer && ok && v.reasons.empty()) recorded = record_trial(v, s, seed);
   }
   s.runner.finish();
   runner_pids = s.runner.pids_seen();
@@ -452,7 +456,7 @@ Verdict Evaluator::Impl::evaluate(const std::string& problem, const Compiled& co
     const bool proved = statically_attributed(compiled) && s.custom_kernel_calls > 0;
     std::optional<ReplayOutcome> replay;
     if (recorded && v.reasons.empty()) {
-      replay = replay_attribution(compiled, job_dir, *launch, s.call_limit_s);
+      replay = replay_attribution(*replayer, job_dir, s.call_limit_s);
       v.checks["replay"] = {{"trusted", replay->trusted}, {"calls", replay->calls}, {"seconds", replay->seconds}};
       if (replay->mismatch) v.flags.push_back("replay_mismatch");
     }
@@ -466,6 +470,7 @@ Verdict Evaluator::Impl::evaluate(const std::string& problem, const Compiled& co
     }
     if (replay) phase("replay");
   }
+  replayer.reset();
   v.checks["runner_tree_empty"] = s.runner.tree_empty();
   if (!s.runner.tree_empty()) v.flags.push_back("runner_survivors_killed");
 

@@ -63,6 +63,17 @@ struct ReplayOutcome {
   double seconds = 0;
 };
 
+// The replayer of a kernelbench solution's extension calls, started beside the runner (replay_attribution.cpp):
+// its own folder (the extensions' copies, job.json; its results) and a folder it reads only (the oracle's job).
+struct Replayer {
+  RunnerSession session;
+  std::string work_dir, input_dir;
+  nlohmann::json keys = nlohmann::json::array();  // the extensions' keys
+  bool started = false;
+  std::string setup_error;
+  ~Replayer();
+};
+
 // libkforge-seccomp.so: $KFORGE_SECCOMP_LIBRARY, else beside the runner (evaluator/runner_launch.cpp).
 std::string runner_seccomp_library(const std::string& runner_path);
 
@@ -233,13 +244,14 @@ struct Evaluator::Impl {
   Result<RunnerLaunch> runner_launch(const std::string& job_dir, const Compiled& compiled, const nlohmann::json& loaded,
                                      const nlohmann::json& buffers);
   // Attribution by trusted replay (evaluator/replay_attribution.cpp). Whether the static check proved forward
-  // reaches only the solution's kernels and glue; one more checked trial (trial 0's seed) whose extension calls
-  // the runner records (false when it fails: its reasons are the verdict's); then, with the runner gone, the
-  // replay of those calls in a fresh sandboxed process and the oracle's judgement of record against replay.
+  // reaches only the solution's kernels and glue; the replayer, started beside the runner; one more checked
+  // trial (trial 0's seed) whose extension calls the runner records (false when it fails: its reasons are the
+  // verdict's); then, with the runner gone, the replay of those calls and the oracle's judgement of record
+  // against replay.
   static bool statically_attributed(const Compiled& compiled);
   bool record_trial(Verdict& v, Session& s, uint64_t seed);
-  ReplayOutcome replay_attribution(const Compiled& compiled, const std::string& job_dir, const RunnerLaunch& launch,
-                                   double call_limit_s);
+  std::unique_ptr<Replayer> start_replayer(const Compiled& compiled, const RunnerLaunch& launch);
+  ReplayOutcome replay_attribution(Replayer& replayer, const std::string& job_dir, double call_limit_s);
   // A kernelbench round whose runner counted no call into the solution's own kernels (rejected.torch_fallback).
   bool no_custom_kernel(Verdict& v, Session& s, const RunnerEnd& e, const std::string& during);
   // Runs one round (thaw, clock, command, answer, clock, freeze). Fills *ms with the trusted wall time.

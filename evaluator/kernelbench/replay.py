@@ -1,9 +1,10 @@
 """kforge replayer: re-runs a KernelBench solution's recorded extension calls WITHOUT the solution's Python.
 
-Started by the supervisor as a fresh process through the same sandbox as the runner (Profile::runner: the
+Started by the supervisor beside the runner, as a fresh process through the same sandbox (Profile::runner: the
 extensions are the candidate's native code), with a job folder of its own that holds job.json and copies of the
-extensions from kforge's build cache (written by the supervisor), and replay.json with the recorded calls'
-arguments (written by the oracle after validating the runner's record). The solution's module is never imported.
+extensions from kforge's build cache (written by the supervisor), and a folder it sees read-only (job.json's
+"input") where the oracle later writes replay.json with the recorded calls' arguments, after validating the
+runner's record. The solution's module is never imported.
 
 Protocol (as runner.py): answers one JSON line per command on --report-fd: {"ok":true,"stage":"ready"} once torch,
 the device and the extensions are loaded and the system-call filter applied; then {"op":"replay"} runs every call
@@ -88,7 +89,7 @@ def main():
     for cmd in commands():
         if cmd.get("op") == "replay":
             try:
-                replay(torch, device, modules)
+                replay(torch, device, modules, job["input"])
             except BaseException as e:  # noqa: B902
                 fail("replay.failed", f"{type(e).__name__}: {e}")
             report({"ok": True})
@@ -97,13 +98,13 @@ def main():
     os._exit(0)
 
 
-def replay(torch, device, modules):
-    with open(os.path.join(_job_dir, "replay.json")) as fh:
+def replay(torch, device, modules, input_dir):
+    with open(os.path.join(input_dir, "replay.json")) as fh:
         spec = json.load(fh)
     inputs = []
     for i, t in enumerate(spec["tensors"]):
         dtype = getattr(torch, t["dtype"])
-        with open(os.path.join(_job_dir, f"in{i}.bin"), "rb") as fh:
+        with open(os.path.join(input_dir, f"in{i}.bin"), "rb") as fh:
             data = bytearray(fh.read())
         flat = torch.frombuffer(data, dtype=dtype) if data else torch.empty(0, dtype=dtype)
         inputs.append(flat.reshape(t["shape"]).to(device))
