@@ -470,7 +470,14 @@ Verdict Evaluator::Impl::evaluate(const std::string& problem, const Compiled& co
     }
     if (replay) phase("replay");
   }
-  replayer.reset();
+  if (replayer) {
+    // The replayer ran the candidate's extensions on the device too: the next evaluation's clean-device check
+    // looks for its processes as for the runner's.
+    replayer->session.finish();
+    runner_pids.insert(runner_pids.end(), replayer->session.pids_seen().begin(), replayer->session.pids_seen().end());
+    runner_tree_empty = runner_tree_empty && replayer->session.tree_empty();
+    replayer.reset();
+  }
   v.checks["runner_tree_empty"] = s.runner.tree_empty();
   if (!s.runner.tree_empty()) v.flags.push_back("runner_survivors_killed");
 
