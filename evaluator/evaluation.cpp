@@ -361,9 +361,10 @@ Verdict Evaluator::Impl::evaluate(const std::string& problem, const Compiled& co
   }
   v.checks["call_limit_s"] = s.call_limit_s;
   // The replayer of a solution the static check cannot attribute starts now: its python and torch load while the
-  // runner's do (replay_attribution.cpp).
+  // runner's do (replay_attribution.cpp). Only load_inline extensions are replayed (not Triton launches).
   std::unique_ptr<Replayer> replayer;
-  if (kb && !statically_attributed(compiled)) replayer = start_replayer(compiled, *launch);
+  if (kb && !compiled.extensions.empty() && !statically_attributed(compiled))
+    replayer = start_replayer(compiled, *launch);
   // A kernelbench runner's start-up (python, torch, CUDA) is not counted against --timeout.
   const double lifetime_s = opt.runner_timeout_s + (kb ? startup_limit_s : 0.0);
   if (auto st = s.runner.start(launch->command, job_dir, launch->env, now_s() + lifetime_s, launch->confinement);
