@@ -279,7 +279,7 @@ class Recorder:
         after = [cls.tensor(a) if isinstance(a, _Tensor) else None for a in args]
         outs = list(result) if _type(result) in (list, tuple) else [result]
         cls.calls.append({"ext": key, "fn": name, "args": before, "after": after,
-                          "returns": [cls.value(o) for o in outs], "tuple": _type(result) in (list, tuple)})
+                          "returns": [cls.value(o) for o in outs]})
         return result
 
     @classmethod
