@@ -360,6 +360,11 @@ Verdict Evaluator::Impl::evaluate(const std::string& problem, const Compiled& co
     s.call_limit_text = "the per-call limit of " + std::to_string(s.call_limit_s) + " s";
   }
   v.checks["call_limit_s"] = s.call_limit_s;
+  // The replayer of a solution the static check cannot attribute starts now: its python and torch load while the
+  // runner's do (replay_attribution.cpp). Only load_inline extensions are replayed (not Triton launches).
+  std::unique_ptr<Replayer> replayer;
+  if (kb && !compiled.extensions.empty() && !statically_attributed(compiled))
+    replayer = start_replayer(compiled, *launch);
   // A kernelbench runner's start-up (python, torch, CUDA) is not counted against --timeout.
   const double lifetime_s = opt.runner_timeout_s + (kb ? startup_limit_s : 0.0);
   if (auto st = s.runner.start(launch->command, job_dir, launch->env, now_s() + lifetime_s, launch->confinement);
@@ -387,6 +392,7 @@ Verdict Evaluator::Impl::evaluate(const std::string& problem, const Compiled& co
   }
   phase("setup");
   int64_t timed_trial_bytes = 0;
+  bool recorded = false;
   if (up) {
     bool ok = true;
     for (int k = 0; k < opt.trials && ok; ++k) {
@@ -430,6 +436,9 @@ Verdict Evaluator::Impl::evaluate(const std::string& problem, const Compiled& co
       }
     }
     check_maps(v, s);
+    // Attribution by replay (replay_attribution.cpp): only for a solution correct so far that the static check
+    // could not attribute; one more checked trial, its extension calls recorded.
+    if (replayer && ok && v.reasons.empty()) recorded = record_trial(v, s, seed);
   }
   s.runner.finish();
   runner_pids = s.runner.pids_seen();
@@ -440,14 +449,35 @@ Verdict Evaluator::Impl::evaluate(const std::string& problem, const Compiled& co
     v.checks["helper_processes_ended"] = s.helpers_ended;
     // Whose work the outputs are: "trusted" when the static check proved that forward reaches nothing but the
     // solution's kernels, allocation, views and copies (and kforge read the kernels' extensions for torch
-    // operators when it built them); else only the runner's in-process count says kernels ran, and the
-    // report does not count the speedup as verified (docs/candidates.md, "Attribution").
+    // operators when it built them), or when the recorded extension calls, replayed without the solution's
+    // Python, reproduce the checked outputs from the problem's inputs; else only the runner's in-process count
+    // says kernels ran, and the report does not count the speedup as verified (docs/candidates.md, "Attribution").
     const nlohmann::json& f = compiled.static_findings;
     const auto a = f.is_object() && f.contains("attribution") ? f["attribution"] : nlohmann::json();
-    const bool proved = a.is_object() && a.contains("trusted") && a["trusted"].is_boolean() && a["trusted"].get<bool>();
-    const bool trusted = proved && s.custom_kernel_calls > 0;
+    const bool proved = statically_attributed(compiled) && s.custom_kernel_calls > 0;
+    std::optional<ReplayOutcome> replay;
+    if (recorded && v.reasons.empty()) {
+      replay = replay_attribution(*replayer, job_dir, s.call_limit_s);
+      v.checks["replay"] = {{"trusted", replay->trusted}, {"calls", replay->calls}, {"seconds", replay->seconds}};
+      if (replay->mismatch) v.flags.push_back("replay_mismatch");
+    }
+    const bool trusted = proved || (replay && replay->trusted);
     v.checks["attribution"] = trusted ? "trusted" : "in_process";
-    if (!trusted && a.is_object() && a.contains("why")) v.checks["attribution_why"] = a["why"];
+    if (trusted) v.checks["attribution_basis"] = proved ? "static" : "replay";
+    if (!trusted) {
+      nlohmann::json why = a.is_object() && a.contains("why") && a["why"].is_array() ? a["why"] : nlohmann::json::array();
+      if (replay) why.push_back("replay: " + replay->why);
+      if (!why.empty()) v.checks["attribution_why"] = why;
+    }
+    if (replay) phase("replay");
+  }
+  if (replayer) {
+    // The replayer ran the candidate's extensions on the device too: the next evaluation's clean-device check
+    // looks for its processes as for the runner's.
+    replayer->session.finish();
+    runner_pids.insert(runner_pids.end(), replayer->session.pids_seen().begin(), replayer->session.pids_seen().end());
+    runner_tree_empty = runner_tree_empty && replayer->session.tree_empty();
+    replayer.reset();
   }
   v.checks["runner_tree_empty"] = s.runner.tree_empty();
   if (!s.runner.tree_empty()) v.flags.push_back("runner_survivors_killed");

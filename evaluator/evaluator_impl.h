@@ -54,6 +54,29 @@ nlohmann::json tolerances_json();
 // The local GPU's architecture for nvcc ("sm_90a"), from nvidia-smi; "" when there is none.
 std::string detect_gpu_arch();
 
+// What the trusted replay of a kernelbench solution's extension calls found (evaluator/replay_attribution.cpp).
+struct ReplayOutcome {
+  bool trusted = false;
+  bool mismatch = false;  // a replayed output differed from the recorded one (a forged record, or hidden state)
+  std::string why;        // when not trusted
+  int calls = 0;
+  double seconds = 0;
+};
+
+// The replayer of a kernelbench solution's extension calls, started beside the runner (replay_attribution.cpp):
+// its own folder (the extensions' copies, job.json; its results) and a folder it reads only (the oracle's job).
+struct Replayer {
+  RunnerSession session;
+  std::string work_dir, input_dir;
+  nlohmann::json keys = nlohmann::json::array();  // the extensions' keys
+  bool started = false;
+  std::string setup_error;
+  ~Replayer();
+};
+
+// libkforge-seccomp.so: $KFORGE_SECCOMP_LIBRARY, else beside the runner (evaluator/runner_launch.cpp).
+std::string runner_seccomp_library(const std::string& runner_path);
+
 struct Evaluator::Impl {
   EvaluatorOptions opt;
   std::string oracle_log;
@@ -208,6 +231,7 @@ struct Evaluator::Impl {
     int64_t custom_kernel_calls = 0;  // as the runner counted them (evidence against the candidate only)
     int helpers_ended = 0;            // processes the solution started, killed before a round (Triton's JIT)
     double first_round_limit_s = 0;   // the next round's limit, when larger than its calls' (then reset)
+    int64_t record_bytes = 0;         // > 0: the next round records its extension calls (replay_attribution.cpp)
   };
   // What starts one evaluation's runner: its command, environment, confinement and job file.
   struct RunnerLaunch {
@@ -219,6 +243,15 @@ struct Evaluator::Impl {
   // Prepares the job folder (the candidate's files copied in) and the launch (evaluator/runner_launch.cpp).
   Result<RunnerLaunch> runner_launch(const std::string& job_dir, const Compiled& compiled, const nlohmann::json& loaded,
                                      const nlohmann::json& buffers);
+  // Attribution by trusted replay (evaluator/replay_attribution.cpp). Whether the static check proved forward
+  // reaches only the solution's kernels and glue; the replayer, started beside the runner; one more checked
+  // trial (trial 0's seed) whose extension calls the runner records (false when it fails: its reasons are the
+  // verdict's); then, with the runner gone, the replay of those calls and the oracle's judgement of record
+  // against replay.
+  static bool statically_attributed(const Compiled& compiled);
+  bool record_trial(Verdict& v, Session& s, uint64_t seed);
+  std::unique_ptr<Replayer> start_replayer(const Compiled& compiled, const RunnerLaunch& launch);
+  ReplayOutcome replay_attribution(Replayer& replayer, const std::string& job_dir, double call_limit_s);
   // A kernelbench round whose runner counted no call into the solution's own kernels (rejected.torch_fallback).
   bool no_custom_kernel(Verdict& v, Session& s, const RunnerEnd& e, const std::string& during);
   // Runs one round (thaw, clock, command, answer, clock, freeze). Fills *ms with the trusted wall time.

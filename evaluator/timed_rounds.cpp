@@ -29,6 +29,7 @@ RunnerEnd Evaluator::Impl::round(Session& s, const nlohmann::json& order, const 
   nlohmann::json cmd{{"op", "round"}, {"order", order}};
   if (!shapes.is_null()) cmd["shapes"] = shapes;
   if (touch_bytes > 0) cmd["touch_bytes"] = touch_bytes;
+  if (s.record_bytes > 0) cmd["record"] = s.record_bytes;
   double limit = s.call_limit_s * std::max<double>(1.0, static_cast<double>(order.size()));
   std::string usual_text;
   if (s.first_round_limit_s > limit) {

@@ -41,7 +41,7 @@ Result<Roofline> Evaluator::Impl::problem_roofline(const nlohmann::json& seeds) 
   if (auto it = rooflines.find(problem_key); it != rooflines.end()) return it->second;
   auto dev = device_peaks_measured();
   if (!dev.ok()) return dev.error();
-  auto r = ask({{"op", "roofline"}, {"seeds", seeds}});
+  auto r = ask({{"op", "roofline"}, {"seeds", seeds}, {"cache_dir", opt.cache_dir + "/roofline"}});
   if (!r.ok()) return r.error();
   Roofline rl;
   rl.peaks = *dev;

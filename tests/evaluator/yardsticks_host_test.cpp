@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 
 #include "evaluator/evaluator.h"
 #include "test_support.h"
@@ -65,6 +67,32 @@ TEST_F(Yardsticks, MatmulFlopsAndBytes) {
   EXPECT_DOUBLE_EQ(flops(w, "float32"), 2.0 * 64 * 32 * 16);
   EXPECT_DOUBLE_EQ(w.other_flops, 0);
   EXPECT_DOUBLE_EQ(w.bytes, 4.0 * (64 * 32 + 32 * 16 + 64 * 16));
+}
+
+TEST_F(Yardsticks, RooflineCountKeptInTheCacheFolderWithTheSameFigures) {
+  namespace fs = std::filesystem;
+  Work counted = work_of("matmul.py");
+  const fs::path dir = fs::path(options(false).cache_dir) / "roofline";
+  std::vector<fs::path> entries;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.path().extension() == ".json") entries.push_back(e.path());
+  ASSERT_FALSE(entries.empty()) << "no roofline entry in " << dir;
+  // Another evaluator (another oracle process) reads the entry: the same figures.
+  auto fresh = Evaluator::create(options(false));
+  ASSERT_TRUE(fresh.ok()) << fresh.error().message;
+  auto read = (*fresh)->roofline(problem("roofline/matmul.py"));
+  ASSERT_TRUE(read.ok()) << read.error().message;
+  EXPECT_EQ(read->work.to_json(), counted.to_json());
+  // Damaged entries are counted anew, again with the same figures.
+  for (const auto& e : entries) {
+    std::ofstream f(e, std::ios::trunc);
+    f << "{\"material\": 1";
+  }
+  auto again = Evaluator::create(options(false));
+  ASSERT_TRUE(again.ok()) << again.error().message;
+  auto recounted = (*again)->roofline(problem("roofline/matmul.py"));
+  ASSERT_TRUE(recounted.ok()) << recounted.error().message;
+  EXPECT_EQ(recounted->work.to_json(), counted.to_json());
 }
 
 TEST_F(Yardsticks, BatchedMatmulFlopsAndBytes) {
