@@ -16,17 +16,9 @@ namespace {
 using json = nlohmann::json;
 
 json opt_json(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
-json opt_json(const std::optional<bool>& v) { return v ? json(*v) : json(nullptr); }
 
 std::string str_field(const json& e, const char* key) {
   return e.contains(key) && e[key].is_string() ? e[key].get<std::string>() : "";
-}
-
-json speedups_json(const corpus::Claim& c) {
-  json out = json::object();
-  for (const auto& s : c.speedups) out[s.baseline] = s.speedup;
-  if (c.speedups.empty() && c.speedup) out[c.baseline_kind.empty() ? "eager" : c.baseline_kind] = *c.speedup;
-  return out;
 }
 
 std::string claimed_text(const corpus::Claim& c) {
@@ -403,16 +395,7 @@ json import_json(const ImportReport& r) {
               {"problem", s.problem},
               {"sample", s.sample},
               {"version", s.version},
-              {"claimed",
-               {{"compiled", opt_json(s.claim.compiled)},
-                {"correct", opt_json(s.claim.correct)},
-                {"runtime_ms", opt_json(s.claim.runtime_ms)},
-                {"baseline_ms", opt_json(s.claim.baseline_ms)},
-                {"speedup", opt_json(s.claim.speedup)},
-                {"hardware", s.claim.hardware},
-                {"model", s.claim.model},
-                {"baseline_kind", s.claim.baseline_kind.empty() ? "eager" : s.claim.baseline_kind},
-                {"speedups", speedups_json(s.claim)}}},
+              {"claimed", s.claim.restated_json()},
               {"format", s.format},
               {"kinds", s.kinds},
               {"reference_differs", s.claim.reference && s.claim.reference->differs.value_or(false)},
