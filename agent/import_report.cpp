@@ -248,19 +248,17 @@ ImportReport summarize_imports(const corpus::Corpus& corpus, const std::optional
     s.claim = r.claim.value_or(corpus::Claim{});
     s.format = r.imported->format;
     s.kinds = r.imported->kinds;
-    if (const json* e = reverify ? reverify->entry_of(r) : nullptr) {
+    if (const ReverifyEntry* e = reverify ? reverify->entry_of(r) : nullptr) {
       s.rejudged = true;
-      s.status = str_field(*e, "status");
-      s.reason = str_field(*e, "reason");
-      s.hack_class = str_field(*e, "hack_class");
-      s.detail = str_field(*e, "detail");
-      s.hardware_differs = e->contains("hardware_differs") && (*e)["hardware_differs"].is_boolean() &&
-                           (*e)["hardware_differs"].get<bool>();
-      if (e->contains("claimed_reference") && (*e)["claimed_reference"].is_object())
-        s.claimed_reference_status = str_field((*e)["claimed_reference"], "status");
-      if (e->contains("verdict") && (*e)["verdict"].is_object()) {
-        s.verdict = str_field((*e)["verdict"], "verdict");
-        if (auto f = speedup_figure((*e)["verdict"])) {
+      s.status = e->status;
+      s.reason = e->reason;
+      s.hack_class = e->hack_class;
+      s.detail = e->detail;
+      s.hardware_differs = e->hardware_differs;
+      if (e->claimed_reference) s.claimed_reference_status = e->claimed_reference->status;
+      if (e->verdict.is_object()) {
+        s.verdict = str_field(e->verdict, "verdict");
+        if (auto f = speedup_figure(e->verdict)) {
           s.speedup = f->value;
           s.interval = f->interval;
         }
