@@ -5,7 +5,6 @@
 #include <map>
 #include <mutex>
 #include <random>
-#include <thread>
 #include <vector>
 
 #include "agent/ahead_compiler.h"
@@ -264,7 +263,7 @@ int run_reverify(const ReverifyOptions& o) {
   int holds = 0, failed = 0, claimed_faster = 0, verified = 0;
   std::map<std::string, int> imported_status, imported_classes;
   std::mutex mu;
-  size_t next = 0, printed = 0;
+  size_t printed = 0;
   const double started = now_s();
   const size_t progress_every = total / 20;  // long runs: a line every 5% of the jobs
   auto print_ready = [&] {  // under mu
@@ -318,25 +317,14 @@ int run_reverify(const ReverifyOptions& o) {
     std::printf("| config | problem | sample | turn | claimed | claimed spread | now | now spread | status |\n");
     std::printf("|---|---|---|---|---|---|---|---|---|\n");
   }
-  std::vector<std::thread> workers;
-  for (size_t w = 0; w < std::min((*pool)->size(), total); ++w)
-    workers.emplace_back([&] {
-      while (true) {
-        size_t i;
-        {
-          std::lock_guard lock(mu);
-          if (next >= total) return;
-          i = next++;
-        }
-        const corpus::Record& r = *record_of(i);
-        ahead.wait_for(i);
-        Rejudged j = i < kernels.size() ? rejudge(r, o.dir, **pool) : rejudge_imported(r, o.dir, **pool);
-        std::lock_guard lock(mu);
-        done[i] = std::move(j);
-        print_ready();
-      }
-    });
-  for (auto& t : workers) t.join();
+  (*pool)->for_each_job(total, [&](size_t i) {
+    const corpus::Record& r = *record_of(i);
+    ahead.wait_for(i);
+    Rejudged j = i < kernels.size() ? rejudge(r, o.dir, **pool) : rejudge_imported(r, o.dir, **pool);
+    std::lock_guard lock(mu);
+    done[i] = std::move(j);
+    print_ready();
+  });
 
   if (kernel_table) {
     std::printf("\n%d of %zu claimed speedups hold within the measured spread; %zu do not.\n", holds, kernels.size(),
