@@ -117,8 +117,9 @@ for c in cases:
           f"{c.get('seconds', 0):6.1f} s  {c.get('note', '')}")
 ok = sum(1 for c in cases if c.get("ok") or c.get("xfail"))
 print(f"kforge selftest exit {rc}: {ok}/{len(cases)} cases as expected, canary "
-      f"{'intact' if r.get('canary_intact', True) else 'NOT intact'}")
+      f"{'intact' if r.get('canary_intact') else 'NOT intact: ' + str(r.get('canary_note'))}")
 PY
+  [ "$rc" -ne 0 ] && tail -n 5 "$out/selftest.log"
   return $rc
 }
 
