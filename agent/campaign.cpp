@@ -211,10 +211,8 @@ CampaignSummary run_campaign(const CampaignOptions& o) {
   run.session = session->session;
   run.shard = shard.sharded() ? shard.text() : "";
   run.environment = {kVersion, o.backend, env->gpu_name, env->gpu_arch, env->torch_version, env->cuda_version};
-  nlohmann::json env_json = {{"kforge_version", kVersion}, {"backend", o.backend},
-                             {"gpu_name", env->gpu_name},  {"gpu_arch", env->gpu_arch},
-                             {"torch", env->torch_version}, {"cuda", env->cuda_version},
-                             {"evaluators", nlohmann::json::array()}};
+  nlohmann::json env_json = run.environment.to_json();
+  env_json["evaluators"] = nlohmann::json::array();
   for (size_t i = 0; i < (*pool)->size(); ++i)
     env_json["evaluators"].push_back(evaluator_ref((*pool)->slot(i)).to_json());
   if (auto st = record_environment(out, env_json); !st) return fail(Outcome::harness_error, st.error().message);

@@ -16,17 +16,9 @@ namespace {
 using json = nlohmann::json;
 
 json opt_json(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
-json opt_json(const std::optional<bool>& v) { return v ? json(*v) : json(nullptr); }
 
 std::string str_field(const json& e, const char* key) {
   return e.contains(key) && e[key].is_string() ? e[key].get<std::string>() : "";
-}
-
-json speedups_json(const corpus::Claim& c) {
-  json out = json::object();
-  for (const auto& s : c.speedups) out[s.baseline] = s.speedup;
-  if (c.speedups.empty() && c.speedup) out[c.baseline_kind.empty() ? "eager" : c.baseline_kind] = *c.speedup;
-  return out;
 }
 
 std::string claimed_text(const corpus::Claim& c) {
@@ -256,19 +248,17 @@ ImportReport summarize_imports(const corpus::Corpus& corpus, const std::optional
     s.claim = r.claim.value_or(corpus::Claim{});
     s.format = r.imported->format;
     s.kinds = r.imported->kinds;
-    if (const json* e = reverify ? reverify->entry_of(r) : nullptr) {
+    if (const ReverifyEntry* e = reverify ? reverify->entry_of(r) : nullptr) {
       s.rejudged = true;
-      s.status = str_field(*e, "status");
-      s.reason = str_field(*e, "reason");
-      s.hack_class = str_field(*e, "hack_class");
-      s.detail = str_field(*e, "detail");
-      s.hardware_differs = e->contains("hardware_differs") && (*e)["hardware_differs"].is_boolean() &&
-                           (*e)["hardware_differs"].get<bool>();
-      if (e->contains("claimed_reference") && (*e)["claimed_reference"].is_object())
-        s.claimed_reference_status = str_field((*e)["claimed_reference"], "status");
-      if (e->contains("verdict") && (*e)["verdict"].is_object()) {
-        s.verdict = str_field((*e)["verdict"], "verdict");
-        if (auto f = speedup_figure((*e)["verdict"])) {
+      s.status = e->status;
+      s.reason = e->reason;
+      s.hack_class = e->hack_class;
+      s.detail = e->detail;
+      s.hardware_differs = e->hardware_differs;
+      if (e->claimed_reference) s.claimed_reference_status = e->claimed_reference->status;
+      if (e->verdict.is_object()) {
+        s.verdict = str_field(e->verdict, "verdict");
+        if (auto f = speedup_figure(e->verdict)) {
           s.speedup = f->value;
           s.interval = f->interval;
         }
@@ -403,16 +393,7 @@ json import_json(const ImportReport& r) {
               {"problem", s.problem},
               {"sample", s.sample},
               {"version", s.version},
-              {"claimed",
-               {{"compiled", opt_json(s.claim.compiled)},
-                {"correct", opt_json(s.claim.correct)},
-                {"runtime_ms", opt_json(s.claim.runtime_ms)},
-                {"baseline_ms", opt_json(s.claim.baseline_ms)},
-                {"speedup", opt_json(s.claim.speedup)},
-                {"hardware", s.claim.hardware},
-                {"model", s.claim.model},
-                {"baseline_kind", s.claim.baseline_kind.empty() ? "eager" : s.claim.baseline_kind},
-                {"speedups", speedups_json(s.claim)}}},
+              {"claimed", s.claim.restated_json()},
               {"format", s.format},
               {"kinds", s.kinds},
               {"reference_differs", s.claim.reference && s.claim.reference->differs.value_or(false)},

@@ -12,7 +12,7 @@
 #include "core/log.h"
 #include "core/secrets.h"
 #include "evaluator/verdict.h"
-#include "providers/usage_json.h"
+#include "corpus/reply_document.h"
 
 namespace kf::agent {
 namespace fs = std::filesystem;
@@ -82,8 +82,8 @@ Result<Resumed> resume_state(const UnitJob& job) {
     if (!reply_text)
       return make_error("corpus.reply_missing", "cannot resume " + job.key.file_stem() + ": reply file '" +
                                                     reply_rel + "' is missing from the corpus folder");
-    auto reply = nlohmann::json::parse(*reply_text, nullptr, false);
-    st.attempts.push_back({reply.is_object() ? reply.value("answer", "") : "", r->feedback});
+    auto reply = corpus::ReplyDocument::parse(*reply_text);
+    st.attempts.push_back({reply ? reply->answer : "", r->feedback});
     st.next_turn = turn + 1;
     st.last_correct = r->correct();
     if (st.last_correct) st.correct_kernel(turn, r->speedup().value_or(0.0), peak_fraction_of(r->verdict));
@@ -96,7 +96,7 @@ Result<Resumed> resume_state(const UnitJob& job) {
 // charges it. nullopt when there is none, when a record already names it, or when it cannot be read.
 std::optional<providers::Reply> saved_reply(const UnitJob& job, const std::string& stem, std::string& sent_at,
                                             std::optional<double>& queue_wait_s) {
-  const std::string rel = "replies/" + stem + ".json";
+  const std::string rel = corpus::ReplyDocument::relative_path(stem);
   for (const auto& r : job.prior_records)
     if (r.reply && r.reply->path == rel) return std::nullopt;
   const fs::path path = fs::path(job.corpus->dir()) / rel;
@@ -104,33 +104,28 @@ std::optional<providers::Reply> saved_reply(const UnitJob& job, const std::strin
   if (!fs::is_regular_file(path, ec)) return std::nullopt;
   auto text = read_file(path.string());
   if (!text) return std::nullopt;
-  auto doc = nlohmann::json::parse(*text, nullptr, false);
-  if (!doc.is_object() || !doc.contains("answer") || !doc["answer"].is_string()) return std::nullopt;
-  try {
-    providers::Reply reply;
-    reply.answer = doc.value("answer", "");
-    reply.reasoning = doc.value("reasoning", "");
-    reply.finish_reason = doc.value("finish_reason", "");
-    reply.model = doc.value("model", "");
-    reply.cost_usd = doc.value("cost_usd", 0.0);
-    reply.attempts = doc.value("attempts", 1);
-    reply.latency_s = doc.value("latency_s", 0.0);
-    const auto u = doc.value("usage", nlohmann::json::object());
-    reply.usage.input_tokens = u.value("input_tokens", int64_t{0});
-    reply.usage.cached_input_tokens = u.value("cached_input_tokens", int64_t{0});
-    reply.usage.output_tokens = u.value("output_tokens", int64_t{0});
-    reply.usage.reasoning_tokens = u.value("reasoning_tokens", int64_t{0});
-    const std::string source = u.value("reasoning_tokens_source", "none");
-    reply.usage.reasoning_source = source == "reported"    ? providers::Usage::ReasoningSource::reported
-                                   : source == "estimated" ? providers::Usage::ReasoningSource::estimated
-                                                           : providers::Usage::ReasoningSource::none;
-    sent_at = doc.value("sent_at", "");
-    if (doc.contains("queue_wait_s") && doc["queue_wait_s"].is_number()) queue_wait_s = doc["queue_wait_s"].get<double>();
-    job.on_spent(reply.cost_usd, usage_of(reply.usage).total());
-    return reply;
-  } catch (const nlohmann::json::exception&) {
-    return std::nullopt;  // a damaged file: the call is made again
-  }
+  auto doc = corpus::ReplyDocument::parse(*text);
+  if (!doc) return std::nullopt;  // a damaged file: the call is made again
+  providers::Reply reply;
+  reply.answer = doc->answer;
+  reply.reasoning = doc->reasoning;
+  reply.finish_reason = doc->finish_reason;
+  reply.model = doc->model;
+  reply.cost_usd = doc->cost_usd;
+  reply.attempts = doc->attempts;
+  reply.latency_s = doc->latency_s;
+  reply.usage.input_tokens = doc->usage.input_tokens;
+  reply.usage.cached_input_tokens = doc->usage.cached_input_tokens;
+  reply.usage.output_tokens = doc->usage.output_tokens;
+  reply.usage.reasoning_tokens = doc->usage.reasoning_tokens;
+  const std::string& source = doc->usage.reasoning_tokens_source;
+  reply.usage.reasoning_source = source == "reported"    ? providers::Usage::ReasoningSource::reported
+                                 : source == "estimated" ? providers::Usage::ReasoningSource::estimated
+                                                         : providers::Usage::ReasoningSource::none;
+  sent_at = doc->sent_at;
+  queue_wait_s = doc->queue_wait_s;
+  job.on_spent(reply.cost_usd, usage_of(reply.usage).total());
+  return reply;
 }
 
 Status append(const UnitJob& job, corpus::Record record) {
@@ -199,7 +194,7 @@ Result<UnitOutcome> run_unit(const UnitJob& job) {
     if (saved) {
       log::info(stem + ": judging the reply that arrived before kforge stopped (not asked for again)");
       result = std::move(*saved);
-      reply_rel = "replies/" + stem + ".json";
+      reply_rel = corpus::ReplyDocument::relative_path(stem);
     } else {
       // started_at is when the call is sent, after its wait for a concurrency slot (queue_wait_s).
       const auto queued = std::chrono::steady_clock::now();
@@ -229,13 +224,12 @@ Result<UnitOutcome> run_unit(const UnitJob& job) {
     }
     const providers::Reply& reply = std::get<providers::Reply>(result);
     if (!saved) {
-      nlohmann::json reply_doc = {{"answer", reply.answer},       {"reasoning", reply.reasoning},
-                                  {"finish_reason", reply.finish_reason}, {"model", reply.model},
-                                  {"usage", providers::usage_json(reply.usage)}, {"cost_usd", reply.cost_usd},
-                                  {"attempts", reply.attempts},   {"latency_s", reply.latency_s},
-                                  {"sent_at", started_at}};
-      if (queue_wait_s) reply_doc["queue_wait_s"] = *queue_wait_s;
-      auto written = job.corpus->write_companion("replies", stem + ".json", secrets::redact(reply_doc.dump(2)));
+      const corpus::ReplyDocument reply_doc{reply.answer,  reply.reasoning,    reply.finish_reason,
+                                            reply.model,   usage_of(reply.usage), reply.cost_usd,
+                                            reply.attempts, reply.latency_s,   started_at,
+                                            queue_wait_s};
+      auto written = job.corpus->write_companion(corpus::ReplyDocument::kFolder, stem + ".json",
+                                                 secrets::redact(reply_doc.to_json().dump(2)));
       if (!written) return written.error();
       reply_rel = *written;
     }

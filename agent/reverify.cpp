@@ -5,7 +5,6 @@
 #include <map>
 #include <mutex>
 #include <random>
-#include <thread>
 #include <vector>
 
 #include "agent/ahead_compiler.h"
@@ -30,16 +29,12 @@ std::string interval_text(const std::optional<SpeedupInterval>& i) {
   return i ? "[" + format_fixed(i->low, 3) + ", " + format_fixed(i->high, 3) + "]" : "-";
 }
 
-nlohmann::json interval_json(const std::optional<SpeedupInterval>& i) {
-  return i ? nlohmann::json::array({i->low, i->high}) : nlohmann::json(nullptr);
-}
+std::string speedup_text(const std::optional<double>& x) { return x ? format_fixed(*x, 3) + "x" : std::string("-"); }
 
-std::string speedup_text(const nlohmann::json& x) {
-  return x.is_number() ? format_fixed(x.get<double>(), 3) + "x" : std::string("-");
-}
-
-nlohmann::json problem_json(const corpus::ProblemRef& p) {
-  return {{"name", p.name}, {"file_hash", p.file_hash}, {"category", p.category}, {"path", p.path}};
+// A verdict's speedup, as reverify.json keeps it.
+std::optional<double> speedup_of(const nlohmann::json& verdict) {
+  auto it = verdict.find("speedup");
+  return it != verdict.end() && it->is_number() ? std::optional<double>(it->get<double>()) : std::nullopt;
 }
 
 // The stored source judged afresh against its problem, unless either changed since it was recorded.
@@ -47,7 +42,7 @@ struct Fresh {
   std::string status;  // problem_changed | source_missing; "" when judged
   std::string detail;
   nlohmann::json verdict;
-  nlohmann::json evaluator;
+  corpus::EvaluatorRef evaluator;
 };
 
 Fresh judge_stored(const corpus::Record& r, const std::string& dir, eval::EvaluatorPool& pool) {
@@ -64,7 +59,7 @@ Fresh judge_stored(const corpus::Record& r, const std::string& dir, eval::Evalua
   } else {
     auto lease = pool.acquire();
     auto v = lease.evaluator().evaluate_file(r.problem.path, fs::absolute(fs::path(dir) / source_rel).string());
-    f.evaluator = evaluator_ref(lease.slot()).to_json();
+    f.evaluator = evaluator_ref(lease.slot());
     f.verdict = v.to_json();
   }
   return f;
@@ -72,7 +67,7 @@ Fresh judge_stored(const corpus::Record& r, const std::string& dir, eval::Evalua
 
 // One kernel's re-judgement (judged by whichever evaluator of the pool is free).
 struct Rejudged {
-  nlohmann::json result;
+  ReverifyEntry result;
   std::optional<SpeedupInterval> claimed_interval, interval;
   SpeedupJudgement judged;
 };
@@ -80,51 +75,41 @@ struct Rejudged {
 Rejudged rejudge(const corpus::Record& r, const std::string& dir, eval::EvaluatorPool& pool) {
   const auto& claimed = r.verdict;
   Rejudged out;
-  nlohmann::json& res = out.result;
-  res = {{"config", r.config},
-         {"problem", problem_json(r.problem)},
-         {"sample", r.sample},
-         {"turn", r.turn},
-         {"best", r.best},
-         {"claimed_speedup", claimed.value("speedup", nlohmann::json())}};
+  ReverifyEntry& res = out.result;
+  res.config = r.config;
+  res.problem = r.problem;
+  res.sample = r.sample;
+  res.turn = r.turn;
+  res.best = r.best;
+  res.claimed_speedup = speedup_of(claimed);
   Fresh f = judge_stored(r, dir, pool);
   const nlohmann::json& now = f.verdict;
   std::string status = f.status;
   if (status.empty()) {
-    res["evaluator"] = f.evaluator;
+    res.evaluator = f.evaluator;
     status = now.value("verdict", "") == "harness_error" ? "harness_error" : reverify_status(claimed, now);
-    res["verdict"] = now;
-    res["speedup"] = now.value("speedup", nlohmann::json());
+    res.verdict = now;
+    res.speedup = speedup_of(now);
   } else {
-    res["detail"] = f.detail;
+    res.detail = f.detail;
   }
-  res["status"] = status;
+  res.status = status;
   // The claim as `kforge report` now counts it: interval above 1.0 and held here.
   out.judged = VerifiedSpeedupRule::judge_verdict(claimed, status);
-  res["speedup_check"] = to_string(out.judged.check);
+  res.speedup_check = to_string(out.judged.check);
   out.claimed_interval = out.judged.interval;
   out.interval = now.is_object() ? speedup_interval(now) : std::nullopt;
-  res["claimed_interval"] = interval_json(out.claimed_interval);
-  res["interval"] = interval_json(out.interval);
+  res.claimed_interval = out.claimed_interval;
+  res.interval = out.interval;
   return out;
 }
 
-nlohmann::json comparisons_json(const std::vector<BaselineComparison>& list) {
-  nlohmann::json out = nlohmann::json::array();
+std::vector<ReverifiedBaseline> comparisons(const std::vector<BaselineComparison>& list) {
+  std::vector<ReverifiedBaseline> out;
   for (const auto& b : list)
-    out.push_back({{"baseline", b.baseline},
-                   {"claimed", b.claimed},
-                   {"measured", b.measured ? nlohmann::json(b.measured->value) : nlohmann::json()},
-                   {"interval", interval_json(b.measured ? b.measured->interval : std::nullopt)},
-                   {"outcome", b.outcome}});
+    out.push_back({b.baseline, b.claimed, b.measured ? std::optional<double>(b.measured->value) : std::nullopt,
+                   b.measured ? b.measured->interval : std::nullopt, b.outcome});
   return out;
-}
-
-// The GPU an evaluator measured on, as its reference names it ("" on the host backend).
-std::string measured_hardware(const nlohmann::json& evaluator) {
-  return evaluator.is_object() && evaluator.contains("gpu_name") && evaluator["gpu_name"].is_string()
-             ? evaluator["gpu_name"].get<std::string>()
-             : "";
 }
 
 // An imported solution's re-judgement: its claim against kforge's verdict (agent/claim_check.h), and, where
@@ -132,76 +117,73 @@ std::string measured_hardware(const nlohmann::json& evaluator) {
 // reference too.
 Rejudged rejudge_imported(const corpus::Record& r, const std::string& dir, eval::EvaluatorPool& pool) {
   Rejudged out;
-  nlohmann::json& res = out.result;
+  ReverifyEntry& res = out.result;
   const corpus::Claim claim = r.claim.value_or(corpus::Claim{});
   const corpus::ImportOrigin origin = r.imported.value_or(corpus::ImportOrigin{});
-  auto opt = [](const auto& v) { return v ? nlohmann::json(*v) : nlohmann::json(); };
   const bool reference_differs = claim.reference && claim.reference->differs.value_or(false);
-  res = {{"kind", "imported"},
-         {"config", r.config},
-         {"problem", problem_json(r.problem)},
-         {"sample", r.sample},
-         {"turn", r.turn},
-         {"run", origin.run},
-         {"level", origin.level},
-         {"problem_number", origin.problem_number},
-         {"claimed",
-          {{"compiled", opt(claim.compiled)},
-           {"correct", opt(claim.correct)},
-           {"runtime_ms", opt(claim.runtime_ms)},
-           {"speedup", opt(claim.speedup)},
-           {"baseline_kind", claim.baseline_kind.empty() ? "eager" : claim.baseline_kind},
-           {"hardware", claim.hardware},
-           {"model", claim.model}}},
-         {"claimed_speedup", opt(claim.speedup)},
-         {"reference_differs", reference_differs},
-         {"task_quality", claim.task_quality}};
-  if (reference_differs) res["reference_summary"] = claim.reference->summary;
+  res.imported = true;
+  res.config = r.config;
+  res.problem = r.problem;
+  res.sample = r.sample;
+  res.turn = r.turn;
+  res.run = origin.run;
+  res.level = origin.level;
+  res.problem_number = origin.problem_number;
+  res.claimed = claim;
+  res.claimed_speedup = claim.speedup;
+  res.reference_differs = reference_differs;
+  res.task_quality = claim.task_quality;
+  if (reference_differs) res.reference_summary = claim.reference->summary;
   Fresh f = judge_stored(r, dir, pool);
   if (!f.status.empty()) {
-    res["status"] = f.status;
-    res["detail"] = f.detail;
+    res.status = f.status;
+    res.detail = f.detail;
     return out;
   }
-  const Measurement measurement{"eager", measured_hardware(f.evaluator)};
+  const Measurement measurement{"eager", f.evaluator.gpu_name};
   const ClaimCheck c = check_claim(claim, f.verdict, measurement);
-  res["evaluator"] = f.evaluator;
-  res["status"] = c.status;
-  res["reason"] = c.reason;
-  res["hack_class"] = c.hack_class;
-  res["detail"] = c.detail;
-  res["baseline_kind"] = c.baseline_kind;
-  res["hardware_differs"] = c.hardware_differs;
-  res["baselines"] = comparisons_json(c.baselines);
-  res["verdict"] = f.verdict;
-  res["speedup"] = f.verdict.value("speedup", nlohmann::json());
+  res.evaluator = f.evaluator;
+  res.status = c.status;
+  res.reason = c.reason;
+  res.hack_class = c.hack_class;
+  res.detail = c.detail;
+  res.baseline_kind = c.baseline_kind;
+  res.hardware_differs = c.hardware_differs;
+  res.baselines = comparisons(c.baselines);
+  res.verdict = f.verdict;
+  res.speedup = speedup_of(f.verdict);
   out.interval = speedup_interval(f.verdict);
-  res["interval"] = interval_json(out.interval);
+  res.interval = out.interval;
   if (reference_differs && r.source) {
     // The claim as it was made: the same stored source against the reference the release shipped.
-    nlohmann::json& then = res["claimed_reference"];
+    ClaimedReferenceCheck& then = res.claimed_reference.emplace();
     const fs::path reference = fs::absolute(fs::path(dir) / claim.reference->path);
     auto text = read_file(reference.string());
     if (!text || sha256_hex(*text) != claim.reference->sha256) {
-      then = {{"status", "source_missing"},
-              {"detail", "reference '" + claim.reference->path + "' is missing or no longer matches its hash"}};
+      then.status = "source_missing";
+      then.detail = "reference '" + claim.reference->path + "' is missing or no longer matches its hash";
     } else {
       auto lease = pool.acquire();
       auto v = lease.evaluator()
                    .evaluate_file(reference.string(), fs::absolute(fs::path(dir) / r.source->path).string())
                    .to_json();
-      const ClaimCheck t = check_claim(claim, v, Measurement{"eager", measured_hardware(evaluator_ref(lease.slot()).to_json())});
-      then = {{"status", t.status},     {"reason", t.reason},
-              {"hack_class", t.hack_class}, {"detail", t.detail},
-              {"verdict", v},           {"speedup", v.value("speedup", nlohmann::json())},
-              {"interval", interval_json(speedup_interval(v))}};
+      const ClaimCheck t = check_claim(claim, v, Measurement{"eager", evaluator_ref(lease.slot()).gpu_name});
+      then.judged = true;
+      then.status = t.status;
+      then.reason = t.reason;
+      then.hack_class = t.hack_class;
+      then.detail = t.detail;
+      then.verdict = v;
+      then.speedup = speedup_of(v);
+      then.interval = speedup_interval(v);
     }
   }
   return out;
 }
 
-std::string reason_cell(const nlohmann::json& res) {
-  std::string hack = res.value("hack_class", ""), reason = res.value("reason", "");
+std::string reason_cell(const ReverifyEntry& res) {
+  const std::string& hack = res.hack_class;
+  const std::string& reason = res.reason;
   std::string t = hack.empty() ? reason : hack + " (" + reason + ")";
   return t.empty() ? "-" : t;
 }
@@ -277,29 +259,28 @@ int run_reverify(const ReverifyOptions& o) {
   const int compile_jobs = total < 2 ? 0 : o.compile_jobs > 0 ? o.compile_jobs : AheadCompiler::default_jobs();
   AheadCompiler ahead(std::move(sources), compile_jobs, [&](const std::string& s) { (void)compiler.compile(s); });
   std::vector<std::optional<Rejudged>> done(total);
-  nlohmann::json results = nlohmann::json::array();
+  ReverifyDocument doc;
   int holds = 0, failed = 0, claimed_faster = 0, verified = 0;
   std::map<std::string, int> imported_status, imported_classes;
   std::mutex mu;
-  size_t next = 0, printed = 0;
+  size_t printed = 0;
   const double started = now_s();
   const size_t progress_every = total / 20;  // long runs: a line every 5% of the jobs
   auto print_ready = [&] {  // under mu
     for (; printed < total && done[printed]; ++printed) {
       const auto& d = *done[printed];
-      const auto& res = d.result;
-      const std::string status = res["status"];
+      const ReverifyEntry& res = d.result;
+      const std::string& status = res.status;
       const corpus::Record& r = *record_of(printed);
       if (printed < kernels.size()) {
         if (status == "holds") ++holds;
         else ++failed;
         if (d.judged.faster()) ++claimed_faster;
         if (d.judged.verified()) ++verified;
-        std::printf("| %s | %s | %d | %d | %s | %s | %s | %s | %s |\n", res["config"].get<std::string>().c_str(),
-                    r.problem.name.c_str(), res["sample"].get<int>(), res["turn"].get<int>(),
-                    speedup_text(res["claimed_speedup"]).c_str(), interval_text(d.claimed_interval).c_str(),
-                    speedup_text(res.value("speedup", nlohmann::json())).c_str(), interval_text(d.interval).c_str(),
-                    status.c_str());
+        std::printf("| %s | %s | %d | %d | %s | %s | %s | %s | %s |\n", res.config.c_str(), r.problem.name.c_str(),
+                    res.sample, res.turn, speedup_text(res.claimed_speedup).c_str(),
+                    interval_text(d.claimed_interval).c_str(), speedup_text(res.speedup).c_str(),
+                    interval_text(d.interval).c_str(), status.c_str());
       } else {
         if (printed == kernels.size()) {
           if (!kernels.empty()) std::printf("\n");
@@ -307,23 +288,22 @@ int run_reverify(const ReverifyOptions& o) {
           std::printf("|---|---|---|---|---|---|---|---|\n");
         }
         ++imported_status[status];
-        if (status == "rejected") ++imported_classes[res.value("hack_class", "other")];
+        if (status == "rejected") ++imported_classes[res.judged() ? res.hack_class : "other"];
         if (r.claimed_correct() && status != "holds") ++failed;
         std::string status_cell = status;
-        if (res.value("hardware_differs", false)) status_cell += ", hardware_differs";
-        if (res.value("reference_differs", false)) {
+        if (res.hardware_differs) status_cell += ", hardware_differs";
+        if (res.reference_differs) {
           status_cell += ", reference_differs";
-          if (res.contains("claimed_reference") && res["claimed_reference"].is_object())
-            status_cell += " (against its own reference: " + res["claimed_reference"].value("status", "-") + ")";
+          if (res.claimed_reference)
+            status_cell += " (against its own reference: " + res.claimed_reference->status + ")";
         }
-        if (!res.value("task_quality", "").empty()) status_cell += ", " + res.value("task_quality", "") + " problem";
-        std::printf("| %s | %s | %d | %s | %s | %s | %s | %s |\n", res["run"].get<std::string>().c_str(),
-                    r.problem.name.c_str(), res["sample"].get<int>(), speedup_text(res["claimed_speedup"]).c_str(),
-                    speedup_text(res.value("speedup", nlohmann::json())).c_str(), interval_text(d.interval).c_str(),
-                    status_cell.c_str(), reason_cell(res).c_str());
+        if (!res.task_quality.empty()) status_cell += ", " + res.task_quality + " problem";
+        std::printf("| %s | %s | %d | %s | %s | %s | %s | %s |\n", res.run.c_str(), r.problem.name.c_str(), res.sample,
+                    speedup_text(res.claimed_speedup).c_str(), speedup_text(res.speedup).c_str(),
+                    interval_text(d.interval).c_str(), status_cell.c_str(), reason_cell(res).c_str());
       }
       std::fflush(stdout);
-      results.push_back(res);
+      doc.kernels.push_back(res);
       if (progress_every > 0 && (printed + 1) % progress_every == 0 && printed + 1 < total) {
         const double elapsed = now_s() - started, per_job = elapsed / static_cast<double>(printed + 1);
         log::info("reverify: " + std::to_string(printed + 1) + "/" + std::to_string(total) + " done in " +
@@ -337,25 +317,14 @@ int run_reverify(const ReverifyOptions& o) {
     std::printf("| config | problem | sample | turn | claimed | claimed spread | now | now spread | status |\n");
     std::printf("|---|---|---|---|---|---|---|---|---|\n");
   }
-  std::vector<std::thread> workers;
-  for (size_t w = 0; w < std::min((*pool)->size(), total); ++w)
-    workers.emplace_back([&] {
-      while (true) {
-        size_t i;
-        {
-          std::lock_guard lock(mu);
-          if (next >= total) return;
-          i = next++;
-        }
-        const corpus::Record& r = *record_of(i);
-        ahead.wait_for(i);
-        Rejudged j = i < kernels.size() ? rejudge(r, o.dir, **pool) : rejudge_imported(r, o.dir, **pool);
-        std::lock_guard lock(mu);
-        done[i] = std::move(j);
-        print_ready();
-      }
-    });
-  for (auto& t : workers) t.join();
+  (*pool)->for_each_job(total, [&](size_t i) {
+    const corpus::Record& r = *record_of(i);
+    ahead.wait_for(i);
+    Rejudged j = i < kernels.size() ? rejudge(r, o.dir, **pool) : rejudge_imported(r, o.dir, **pool);
+    std::lock_guard lock(mu);
+    done[i] = std::move(j);
+    print_ready();
+  });
 
   if (kernel_table) {
     std::printf("\n%d of %zu claimed speedups hold within the measured spread; %zu do not.\n", holds, kernels.size(),
@@ -372,27 +341,24 @@ int run_reverify(const ReverifyOptions& o) {
     std::printf("\nImported solutions re-verified: %zu: %s.%s\n", imported.size(), counts.c_str(), classes.c_str());
   }
   std::fflush(stdout);
-  nlohmann::json doc = {{"corpus", o.dir},      {"seed", seed},         {"backend", backend_name},
-                        {"holds", holds},       {"not_holding", static_cast<int>(kernels.size()) - holds},
-                        {"claimed_faster", claimed_faster}, {"verified_speedups", verified},
-                        {"recorded_at", corpus::utc_now_iso()}, {"kernels", results}};
+  doc.corpus = o.dir;
+  doc.seed = seed;
+  doc.backend = backend_name;
+  doc.holds = holds;
+  doc.not_holding = static_cast<int>(kernels.size()) - holds;
+  doc.claimed_faster = claimed_faster;
+  doc.verified_speedups = verified;
+  doc.recorded_at = corpus::utc_now_iso();
   if (!imported.empty())
-    doc["imported"] = {{"solutions", imported.size()},
-                       {"all", o.all},
-                       {"by_status", imported_status},
-                       {"rejected_by_class", imported_classes}};
-  if (auto env = (*pool)->evaluator(0).environment(); env) doc["environment"] = env->to_json();
-  doc["evaluators"] = nlohmann::json::array();
-  for (size_t i = 0; i < (*pool)->size(); ++i) doc["evaluators"].push_back(evaluator_ref((*pool)->slot(i)).to_json());
-  const std::string text = doc.dump(2) + "\n";
-  std::vector<std::string> files = {(fs::path(o.dir) / kReverifyFile).string()};
-  if (!o.out.empty()) files.push_back(o.out);
-  for (const auto& file : files)
-    if (auto st = write_file_atomic(file, text); !st) {
-      log::error(st.error().message);
-      return kExitHarness;
-    }
-  log::info("results: " + files.front() + " (read by `kforge report " + o.dir + "`)");
+    doc.imported = ReverifyDocument::ImportedSummary{imported.size(), o.all, imported_status, imported_classes};
+  if (auto env = (*pool)->evaluator(0).environment(); env) doc.environment = env->to_json();
+  for (size_t i = 0; i < (*pool)->size(); ++i) doc.evaluators.push_back(evaluator_ref((*pool)->slot(i)));
+  auto written = doc.write(o.dir, o.out);
+  if (!written) {
+    log::error(written.error().message);
+    return kExitHarness;
+  }
+  log::info("results: " + *written + " (read by `kforge report " + o.dir + "`)");
   return failed == 0 ? kExitOk : kExitFailure;
 }
 

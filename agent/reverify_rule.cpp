@@ -2,13 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <filesystem>
-#include <system_error>
-
-#include "core/files.h"
 
 namespace kf::agent {
-namespace fs = std::filesystem;
 namespace {
 
 std::optional<double> timing_figure(const nlohmann::json& checks, const char* who, const char* figure) {
@@ -20,10 +15,6 @@ std::optional<double> timing_figure(const nlohmann::json& checks, const char* wh
   double v = x[figure].get<double>();
   if (!std::isfinite(v)) return std::nullopt;
   return v;
-}
-
-const nlohmann::json* string_field(const nlohmann::json& j, const char* key) {
-  return j.contains(key) && j[key].is_string() ? &j[key] : nullptr;
 }
 
 }  // namespace
@@ -72,54 +63,6 @@ std::string reverify_status(const nlohmann::json& claimed, const nlohmann::json&
   auto c = speedup_figure(claimed), n = speedup_figure(now);
   if (!c || !n) return "holds";  // correctness re-verified; no timing to compare
   return speedup_supported(*c, *n) ? "holds" : "not_reproduced";
-}
-
-Result<std::optional<ReverifyResults>> ReverifyResults::load(const std::string& dir) {
-  const std::string file = (fs::path(dir) / kReverifyFile).string();
-  std::error_code ec;
-  if (!fs::exists(file, ec)) return std::optional<ReverifyResults>();
-  auto text = read_file(file);
-  if (!text) return text.error();
-  auto doc = nlohmann::json::parse(*text, nullptr, false);
-  if (doc.is_discarded())
-    return make_error("reverify.unreadable", file + " is not valid JSON: rerun `kforge reverify " + dir +
-                                                 "` or remove the file");
-  auto parsed = parse(doc, file);
-  if (!parsed) return parsed.error();
-  return std::optional<ReverifyResults>(std::move(*parsed));
-}
-
-Result<ReverifyResults> ReverifyResults::parse(const nlohmann::json& doc, const std::string& origin) {
-  if (!doc.is_object() || !doc.contains("kernels") || !doc["kernels"].is_array())
-    return make_error("reverify.unreadable",
-                      origin + " has no \"kernels\" array: it was not written by `kforge reverify`");
-  ReverifyResults out;
-  out.origin_ = origin;
-  out.seed_ = doc.value("seed", nlohmann::json());
-  for (const auto& k : doc["kernels"]) {
-    if (!k.is_object() || !string_field(k, "config") || !string_field(k, "status") || !k.contains("problem") ||
-        !k["problem"].is_object() || !string_field(k["problem"], "name") || !k.contains("sample") ||
-        !k["sample"].is_number_integer() || !k.contains("turn") || !k["turn"].is_number_integer())
-      continue;
-    Key key{k["config"].get<std::string>(), k["problem"]["name"].get<std::string>(), k["sample"].get<int>(),
-            k["turn"].get<int>()};
-    out.entries_[key] = Entry{k["problem"].value("file_hash", ""), k};
-  }
-  return out;
-}
-
-const nlohmann::json* ReverifyResults::entry_of(const corpus::Record& r) const {
-  auto it = entries_.find({r.config, r.problem.name, r.sample, r.turn});
-  if (it == entries_.end()) return nullptr;
-  const std::string& hash = r.problem.file_hash;
-  if (!it->second.file_hash.empty() && !hash.empty() && it->second.file_hash != hash) return nullptr;
-  return &it->second.entry;
-}
-
-std::optional<std::string> ReverifyResults::status_of(const corpus::Record& r) const {
-  const nlohmann::json* e = entry_of(r);
-  if (!e) return std::nullopt;
-  return (*e)["status"].get<std::string>();
 }
 
 const char* to_string(SpeedupCheck c) {

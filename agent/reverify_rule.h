@@ -3,25 +3,16 @@
 // correct kernel's speedup is verified when its measured interval (from the recorded timing spread of
 // candidate and baseline) lies above 1.0 and, where `kforge reverify` re-judged that kernel, the claim
 // held there. Everything else that is faster than the baseline is "faster than baseline (unverified)".
-#include <map>
 #include <optional>
 #include <string>
-#include <tuple>
 
 #include <nlohmann/json.hpp>
 
+#include "agent/reverify_results.h"
 #include "core/result.h"
 #include "corpus/record.h"
 
 namespace kf::agent {
-
-// `kforge reverify DIR` always writes its results here, so reports of DIR can find them.
-inline constexpr const char* kReverifyFile = "reverify.json";
-
-struct SpeedupInterval {
-  double low = 0;
-  double high = 0;
-};
 
 // Speedup interval from the timing spread in a verdict's checks (p10/p90 of candidate and baseline):
 // [baseline p10 / candidate p90, baseline p90 / candidate p10]. nullopt without those figures.
@@ -46,34 +37,6 @@ std::optional<SpeedupFigure> speedup_figure(const nlohmann::json& verdict);
 // (speedup_supported; a claim or measurement without a speedup: correctness alone); else "not_reproduced"
 // or "now_incorrect".
 std::string reverify_status(const nlohmann::json& claimed_verdict, const nlohmann::json& new_verdict);
-
-// The statuses a `kforge reverify` run wrote, by kernel: (configuration, problem, sample, turn).
-class ReverifyResults {
- public:
-  // DIR/reverify.json: nullopt when the folder has none; an error when it exists but is unreadable.
-  static Result<std::optional<ReverifyResults>> load(const std::string& dir);
-  // Entries that are not objects with config, problem.name, sample, turn and status are skipped.
-  static Result<ReverifyResults> parse(const nlohmann::json& doc, const std::string& origin);
-
-  // The status recorded for the kernel of this corpus record, if reverify judged it (and the problem
-  // file's hash is the one the record names).
-  std::optional<std::string> status_of(const corpus::Record& record) const;
-  // The whole entry reverify wrote for that kernel (status, verdict, ...); nullptr when none applies.
-  const nlohmann::json* entry_of(const corpus::Record& record) const;
-  size_t size() const { return entries_.size(); }
-  const std::string& origin() const { return origin_; }
-  const nlohmann::json& seed() const { return seed_; }
-
- private:
-  struct Entry {
-    std::string file_hash;
-    nlohmann::json entry;  // as written; its "status" is a string
-  };
-  using Key = std::tuple<std::string, std::string, int, int>;
-  std::map<Key, Entry> entries_;
-  std::string origin_;
-  nlohmann::json seed_;
-};
 
 // Why a correct kernel's speedup is or is not verified (first failing condition, in this order).
 enum class SpeedupCheck {

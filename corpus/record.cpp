@@ -100,12 +100,60 @@ std::vector<std::string> strings(const json& parent, const char* key, const std:
   return out;
 }
 
-json environment_json(const Environment& e) {
-  return {{"kforge_version", e.kforge_version}, {"backend", e.backend}, {"gpu_name", e.gpu_name},
-          {"gpu_arch", e.gpu_arch},             {"torch", e.torch},     {"cuda", e.cuda}};
+}  // namespace
+
+json Claim::to_json() const {
+  json j = {{"compiled", opt(compiled)},     {"correct", opt(correct)},
+            {"runtime_ms", opt(runtime_ms)}, {"baseline_ms", opt(baseline_ms)},
+            {"speedup", opt(speedup)},       {"hardware", hardware},
+            {"baseline_file", baseline_file}, {"raw", raw},
+            {"model", model},                {"baseline_kind", baseline_kind},
+            {"task_quality", task_quality},  {"task_quality_detail", task_quality_detail}};
+  json list = json::array();
+  for (const auto& s : speedups)
+    list.push_back({{"baseline", s.baseline}, {"speedup", s.speedup}, {"baseline_ms", opt(s.baseline_ms)}});
+  j["speedups"] = list;
+  if (reference)
+    j["reference"] = {{"path", reference->path},       {"sha256", reference->sha256},
+                      {"origin", reference->origin},   {"differs", opt(reference->differs)},
+                      {"summary", reference->summary}, {"changes", reference->changes}};
+  return j;
 }
 
-}  // namespace
+json Claim::restated_json() const {
+  const std::string kind = baseline_kind.empty() ? "eager" : baseline_kind;
+  json by_baseline = json::object();
+  for (const auto& s : speedups) by_baseline[s.baseline] = s.speedup;
+  if (speedups.empty() && speedup) by_baseline[kind] = *speedup;
+  return {{"compiled", opt(compiled)},   {"correct", opt(correct)}, {"runtime_ms", opt(runtime_ms)},
+          {"baseline_ms", opt(baseline_ms)}, {"speedup", opt(speedup)}, {"hardware", hardware},
+          {"model", model},             {"baseline_kind", kind},   {"speedups", by_baseline}};
+}
+
+Claim Claim::from_restated_json(const json& j) {
+  Claim c;
+  if (!j.is_object()) return c;
+  auto flag = [&](const char* k) { return j.contains(k) && j[k].is_boolean() ? std::optional<bool>(j[k].get<bool>()) : std::nullopt; };
+  auto num = [&](const char* k) { return j.contains(k) && j[k].is_number() ? std::optional<double>(j[k].get<double>()) : std::nullopt; };
+  auto text = [&](const char* k) { return j.contains(k) && j[k].is_string() ? j[k].get<std::string>() : std::string(); };
+  c.compiled = flag("compiled");
+  c.correct = flag("correct");
+  c.runtime_ms = num("runtime_ms");
+  c.baseline_ms = num("baseline_ms");
+  c.speedup = num("speedup");
+  c.hardware = text("hardware");
+  c.model = text("model");
+  c.baseline_kind = text("baseline_kind");
+  if (j.contains("speedups") && j["speedups"].is_object())
+    for (const auto& [baseline, s] : j["speedups"].items())
+      if (s.is_number()) c.speedups.push_back({baseline, s.get<double>(), std::nullopt});
+  return c;
+}
+
+json Environment::to_json() const {
+  return {{"kforge_version", kforge_version}, {"backend", backend}, {"gpu_name", gpu_name},
+          {"gpu_arch", gpu_arch},             {"torch", torch},     {"cuda", cuda}};
+}
 
 std::string to_string(Kind k) {
   switch (k) {
@@ -206,20 +254,7 @@ json Record::to_json() const {
     j["source"] = source_json(source);
     j["imported"] = {{"run", o.run},   {"level", o.level}, {"problem_number", o.problem_number},
                      {"file", o.file}, {"origin", o.origin}, {"format", o.format}, {"kinds", o.kinds}};
-    j["claim"] = {{"compiled", opt(c.compiled)},       {"correct", opt(c.correct)},
-                  {"runtime_ms", opt(c.runtime_ms)},   {"baseline_ms", opt(c.baseline_ms)},
-                  {"speedup", opt(c.speedup)},         {"hardware", c.hardware},
-                  {"baseline_file", c.baseline_file},  {"raw", c.raw},
-                  {"model", c.model},                  {"baseline_kind", c.baseline_kind},
-                  {"task_quality", c.task_quality},    {"task_quality_detail", c.task_quality_detail}};
-    json speedups = json::array();
-    for (const auto& s : c.speedups)
-      speedups.push_back({{"baseline", s.baseline}, {"speedup", s.speedup}, {"baseline_ms", opt(s.baseline_ms)}});
-    j["claim"]["speedups"] = speedups;
-    if (c.reference)
-      j["claim"]["reference"] = {{"path", c.reference->path},       {"sha256", c.reference->sha256},
-                                 {"origin", c.reference->origin},   {"differs", opt(c.reference->differs)},
-                                 {"summary", c.reference->summary}, {"changes", c.reference->changes}};
+    j["claim"] = c.to_json();
     j["warnings"] = warnings;
     j["recorded_at"] = recorded_at;
     return j;
@@ -246,7 +281,7 @@ json Record::to_json() const {
     if (kind == Kind::evaluation) j["feedback"] = feedback;
     if (evaluator) j["evaluator"] = evaluator->to_json();
   }
-  if (environment) j["environment"] = environment_json(*environment);
+  if (environment) j["environment"] = environment->to_json();
   j["started_at"] = started_at;
   if (queue_wait_s) j["queue_wait_s"] = *queue_wait_s;
   j["recorded_at"] = recorded_at;

@@ -76,8 +76,11 @@ struct ProviderErrorInfo {
   int attempts = 0;
 };
 
+// What a campaign ran on: each record's "environment" and run.json's "environment_last" (agent/manifest.h),
+// both written by to_json.
 struct Environment {
   std::string kforge_version, backend, gpu_name, gpu_arch, torch, cuda;
+  nlohmann::json to_json() const;
 };
 
 // Where an imported solution came from: a KernelBench run folder (or a single file).
@@ -135,6 +138,14 @@ struct Claim {
   std::string task_quality_detail;
   // The claimed speedup over `baseline` (kind), if the release claims one.
   std::optional<double> speedup_over(const std::string& baseline) const;
+
+  // The one writer of claims. to_json: the whole claim, as an imported record keeps it ("claim").
+  // restated_json: what reports and reverify.json show of it ("claimed": compiled, correct, runtime_ms,
+  // baseline_ms, speedup, hardware, model, baseline_kind ("eager" when unnamed), speedups by baseline).
+  nlohmann::json to_json() const;
+  nlohmann::json restated_json() const;
+  // A restated claim read back (reverify.json); absent or mistyped fields read as unknown.
+  static Claim from_restated_json(const nlohmann::json& j);
 };
 
 // Which evaluator judged the kernel: its slot in the pool and the GPU it is pinned to (none on host).

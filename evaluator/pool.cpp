@@ -2,7 +2,9 @@
 
 #include <charconv>
 #include <cstdlib>
+#include <algorithm>
 #include <sstream>
+#include <thread>
 
 #include "core/child_process.h"
 #include "core/time.h"
@@ -148,6 +150,25 @@ void EvaluatorPool::release(size_t index) {
 
 EvaluatorPool::Lease::~Lease() {
   if (pool_) pool_->release(index_);
+}
+
+void EvaluatorPool::for_each_job(size_t count, const std::function<void(size_t)>& job) {
+  std::mutex next_mu;
+  size_t next = 0;
+  std::vector<std::thread> workers;
+  for (size_t w = 0; w < std::min(size(), count); ++w)
+    workers.emplace_back([&] {
+      while (true) {
+        size_t i;
+        {
+          std::lock_guard lock(next_mu);
+          if (next >= count) return;
+          i = next++;
+        }
+        job(i);
+      }
+    });
+  for (auto& t : workers) t.join();
 }
 
 std::vector<double> EvaluatorPool::busy_seconds() {

@@ -3,6 +3,7 @@
 // oracle and runner sessions pinned to that device through CUDA_VISIBLE_DEVICES, judging one candidate at
 // a time. On the host backend N evaluators exercise the same scheduling without a GPU.
 #include <condition_variable>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -69,6 +70,11 @@ class EvaluatorPool {
     size_t index_;
   };
   Lease acquire();
+
+  // The fan-out of work over the pool: runs job(i) for every i in [0, count), started in order of i, on
+  // min(size(), count) threads, and returns when all are done. A job takes its evaluator with acquire() when
+  // it is ready to judge (after what it waits for first), so each evaluator judges one job at a time.
+  void for_each_job(size_t count, const std::function<void(size_t)>& job);
 
   // Seconds each evaluator spent leased (busy), by slot.
   std::vector<double> busy_seconds();

@@ -7,6 +7,7 @@
 #include "core/files.h"
 #include "core/hash.h"
 #include "core/time.h"
+#include "evaluator/compile_cache_entry.h"
 #include "evaluator/kernelbench/python_job.h"
 #include "evaluator/kernelbench/static_check.h"
 
@@ -108,34 +109,27 @@ Compiled SolutionCompiler::compile(const std::string& source_path) {
   const std::string key = sha256_hex(material);
   const fs::path dir = fs::path(config_.cache_dir) / key.substr(0, 2) / key;
   const fs::path copy = dir / "solution.py";
-  const fs::path result_file = dir / "result.json";
-
-  auto from_record = [&](const nlohmann::json& rec) -> bool {
-    c.compiler_output = rec.value("output", "");
-    c.static_findings = rec.value("static", nlohmann::json());
-    if (rec.value("status", "") != "ok") {
-      std::vector<Reason> reasons;
-      for (const auto& r : rec.value("reasons", nlohmann::json::array()))
-        if (r.is_object()) reasons.push_back({r.value("code", ""), r.value("detail", "")});
-      fail(rec.value("status", "compile_error"), reasons, c.static_findings);
+  // false when the entry names a file that is gone: the solution is built again.
+  auto from_entry = [&](const CompileCacheEntry& entry) -> bool {
+    c.compiler_output = entry.output;
+    c.static_findings = entry.static_findings;
+    if (!entry.ok()) {
+      fail(entry.failure->verdict, entry.failure->reasons, c.static_findings);
       return true;
     }
     c.extensions.clear();
-    for (const auto& e : rec.value("extensions", nlohmann::json::array())) {
-      if (!e.is_object()) return false;
-      BuiltExtension x{e.value("name", ""), e.value("key", ""), e.value("library", "")};
-      if (!fs::exists(x.library)) return false;
-      c.extensions.push_back(x);
+    for (const auto& e : entry.extensions) {
+      if (!fs::exists(e.library)) return false;
+      c.extensions.push_back({e.name, e.key, e.library});
     }
     if (!fs::exists(copy)) return false;
     c.library_path = copy.string();
-    c.build_log = rec.value("extensions", nlohmann::json::array());
+    c.build_log = to_json(entry.extensions);
     c.compile_s = now_s() - t0;
     return true;
   };
-  if (auto text = read_file(result_file.string()); text.ok()) {
-    auto rec = nlohmann::json::parse(*text, nullptr, false);
-    if (rec.is_object() && from_record(rec)) {
+  if (auto entry = CompileCacheEntry::read(dir)) {
+    if (from_entry(*entry)) {
       c.cache_hit = true;
       return c;
     }
@@ -143,22 +137,23 @@ Compiled SolutionCompiler::compile(const std::string& source_path) {
     c.kind = CandidateKind::kernelbench;
     c.source_path = source_path;
   }
-  auto store = [&](const nlohmann::json& rec) {
+  auto store = [&](const CompileCacheEntry& entry) {
     std::error_code ec;
     fs::create_directories(dir, ec);
     // The copy is the text that was checked and built: the runner gets it, not the file at source_path
     // (which may change meanwhile).
-    if (rec.value("status", "") == "ok" && !write_file_atomic(copy.string(), *source).ok()) return false;
-    return write_file_atomic(result_file.string(), rec.dump()).ok();
+    if (entry.ok() && !write_file_atomic(copy.string(), *source).ok()) return false;
+    return entry.write(dir);
   };
   // Failures of the text (static check) and of the build are cached; what importing the solution did is not
   // (it may depend on the machine: memory, time, an installed package).
   auto finish_failure = [&](const std::string& verdict, const std::vector<Reason>& reasons,
                             const nlohmann::json& findings, bool cache = true) {
-    nlohmann::json rec{{"status", verdict}, {"output", c.compiler_output}, {"static", findings},
-                       {"reasons", nlohmann::json::array()}};
-    for (const auto& r : reasons) rec["reasons"].push_back({{"code", r.code}, {"detail", r.detail}});
-    if (cache && verdict != "harness_error") store(rec);
+    CompileCacheEntry entry;
+    entry.failure = CompileFailure{verdict, reasons};
+    entry.output = c.compiler_output;
+    entry.static_findings = findings;
+    if (cache && verdict != "harness_error") store(entry);
     return fail(verdict, reasons, findings);
   };
 
@@ -243,20 +238,20 @@ Compiled SolutionCompiler::compile(const std::string& source_path) {
   }
 
   // 3. kforge's own build of every extension.
-  nlohmann::json extensions = nlohmann::json::array();
+  CompileCacheEntry entry;
   for (const auto& call : calls) {
     ExtensionBuild built = builder.build(call);
     c.compiler_output += built.output;
     if (!built.ok()) return finish_failure(built.verdict, built.failure, *findings);
-    extensions.push_back({{"name", call.name}, {"key", call.key}, {"library", built.library},
-                          {"cache_hit", built.cache_hit}, {"used_pch", built.used_pch}, {"seconds", built.seconds}});
+    entry.extensions.push_back(
+        {call.name, call.key, built.library, built.cache_hit, built.used_pch, built.seconds});
   }
-  nlohmann::json rec{{"status", "ok"}, {"output", c.compiler_output}, {"static", *findings},
-                     {"extensions", extensions}};
-  if (!store(rec))
+  entry.output = c.compiler_output;
+  entry.static_findings = *findings;
+  if (!store(entry))
     return fail("harness_error", {{"harness.cache", "cannot write to the compile cache " + dir.string() +
                                                         " (set --cache-dir to a writable folder)"}});
-  from_record(rec);
+  from_entry(entry);
   return c;
 }
 

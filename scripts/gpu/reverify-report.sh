@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# Issue 16's GPU check: the demo campaign on the cuda backend, `kforge reverify` of it (which writes
+# Reverify and report on the GPU: the demo campaign on the cuda backend, `kforge reverify` of it (which writes
 # DIR/reverify.json), then `kforge report` in md, json, csv and (where gnuplot is installed) html, and a
 # headless-Chromium screenshot of the html (where Chromium is installed). Prints a table last: per
 # configuration, units, correct, faster than baseline (unverified), verified speedups, why the others are
 # not verified, and how many claims held under reverify.
 #
-# Usage: scripts/gpu-check-16.sh OUTDIR
+# Also a step of scripts/gpu-acceptance.sh (reverify-report).
+#
+# Usage: scripts/gpu/reverify-report.sh OUTDIR
 # Programs: $KFORGE_BIN_DIR/kforge and $KFORGE_BIN_DIR/kforge-runner, else build/ (or $KFORGE_RUNNER).
 # Environment: KFORGE_PYTHON (torch with CUDA; default: scripts/python-env.sh), KFORGE_CHECK_BACKEND
 #   (default cuda; host only to try the script on a machine without a GPU).
@@ -13,23 +15,23 @@
 # about as long; under a minute in all.
 set -uo pipefail
 if [ $# -lt 1 ]; then
-  sed -n '2,14p' "${BASH_SOURCE[0]}" >&2
+  sed -n '2,15p' "${BASH_SOURCE[0]}" >&2
   exit 2
 fi
 out=$(mkdir -p "$1" && cd "$1" && pwd)
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-cd "$root"
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+cd "$root" || exit 2
 command -v nvcc >/dev/null || export PATH=/usr/local/cuda/bin:$PATH
-# shellcheck source=python-env.sh
+# shellcheck source=scripts/python-env.sh
 source scripts/python-env.sh
 backend=${KFORGE_CHECK_BACKEND:-cuda}
-bin=$(cd "${KFORGE_BIN_DIR:-build}" 2>/dev/null && pwd) || { echo "gpu-check-16: no folder ${KFORGE_BIN_DIR:-build}" >&2; exit 2; }
+bin=$(cd "${KFORGE_BIN_DIR:-build}" 2>/dev/null && pwd) || { echo "reverify-report: no folder ${KFORGE_BIN_DIR:-build}" >&2; exit 2; }
 kforge=$bin/kforge
-[ -x "$kforge" ] || { echo "gpu-check-16: no kforge at $kforge (set KFORGE_BIN_DIR)" >&2; exit 2; }
+[ -x "$kforge" ] || { echo "reverify-report: no kforge at $kforge (set KFORGE_BIN_DIR)" >&2; exit 2; }
 if [ -z "${KFORGE_RUNNER:-}" ]; then
   for r in "$bin/kforge-runner" "$bin/evaluator/kforge-runner"; do [ -x "$r" ] && { KFORGE_RUNNER=$r; break; }; done
 fi
-[ -n "${KFORGE_RUNNER:-}" ] || { echo "gpu-check-16: no kforge-runner beside kforge (set KFORGE_RUNNER)" >&2; exit 2; }
+[ -n "${KFORGE_RUNNER:-}" ] || { echo "reverify-report: no kforge-runner beside kforge (set KFORGE_RUNNER)" >&2; exit 2; }
 KFORGE_RUNNER=$(realpath "$KFORGE_RUNNER")
 export KFORGE_RUNNER
 demo=$out/demo

@@ -1,43 +1,43 @@
 #!/usr/bin/env bash
-# Issue 11's GPU check (trusted timing, hardened channel): old-vs-new timing in the same run on the same GPU,
-# the cuda self-test with the new attack cases, the evaluator's GPU tests, and a zero-latency scripted campaign
-# over 20 KernelBench level-1 problems for both builds. Prints a short table last.
+# Build comparison on one GPU: this build's trusted timing against an older build's, in the same run on the
+# same GPU (old and new evaluations interleaved), and a zero-latency scripted campaign over 20 KernelBench
+# level-1 problems for both builds (evaluations per GPU-hour). Prints a short table last.
+# Also a step of scripts/gpu-acceptance.sh (compare-builds[:STEP+STEP...]).
 #
-# Usage: scripts/gpu-check-11.sh OUTDIR [STEP...]
+# Usage: scripts/gpu/compare-builds.sh OUTDIR [STEP...]
 #   STEP: medians (5 evaluations each of ReLU = level 1 problem 19 and cross-entropy = 95, old and new builds
 #         interleaved, the first of each with an empty compile cache) | others (2 evaluations per build of the
-#         other honest GPU-test kernels: matmul 1, softmax 23, layernorm 40, conv 50) | selftest | gputest |
-#         campaign | table
-#   Default: medians others selftest gputest campaign table. Each step stays within ~5 minutes on an H200; run them as
-#   separate calls into the same OUTDIR if one call is limited to 10 minutes (table covers what OUTDIR holds).
-# Programs: $KFORGE_BIN_DIR/{kforge,kforge-runner,evaluator_gpu_test} (this branch), and for the comparison
-#   $KFORGE_OLD_BIN_DIR/{kforge,kforge-runner} (main before the merge) with its shipped data (oracle, prompts,
+#         other honest GPU-test kernels: matmul 1, softmax 23, layernorm 40, conv 50) | campaign | table
+#   Default: medians others campaign table. Each step stays within ~5 minutes on an H200; run them as separate
+#   calls into the same OUTDIR if one call is limited to 10 minutes (table covers what OUTDIR holds).
+#   The cuda self-test and the evaluator's GPU tests are gpu-acceptance.sh's steps selftest and tests.
+# Programs: $KFORGE_BIN_DIR/{kforge,kforge-runner} (this build), and for the comparison
+#   $KFORGE_OLD_BIN_DIR/{kforge,kforge-runner} (the older build) with its shipped data (oracle, prompts,
 #   configs) in $KFORGE_OLD_DATA_DIR (a checkout of that commit; default: this tree); without KFORGE_OLD_BIN_DIR
 #   the old columns stay empty. Environment: KFORGE_PYTHON (torch with CUDA; default scripts/python-env.sh),
 #   KFORGE_KERNELBENCH_LEVEL1 (default .shared/kernelbench/level1, else ../shared/kernelbench/level1),
-#   KFORGE_CHECK_EVALS (evaluations per build and problem, default 5), KFORGE_CHECK_SELFTEST_ARGS (more arguments
-#   for the self-test, e.g. "--skip kernelbench"); GTEST_FILTER picks evaluator_gpu_test's tests.
+#   KFORGE_CHECK_EVALS (evaluations per build and problem, default 5).
 set -uo pipefail
 if [ $# -lt 1 ]; then
-  sed -n '2,17p' "${BASH_SOURCE[0]}" >&2
+  sed -n '2,19p' "${BASH_SOURCE[0]}" >&2
   exit 2
 fi
 out=$(mkdir -p "$1" && cd "$1" && pwd)
 shift
 steps=("$@")
-[ ${#steps[@]} -eq 0 ] && steps=(medians others selftest gputest campaign table)
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-cd "$root"
+[ ${#steps[@]} -eq 0 ] && steps=(medians others campaign table)
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+cd "$root" || exit 2
 source scripts/python-env.sh
 new=${KFORGE_BIN_DIR:-$root/build}
 old=${KFORGE_OLD_BIN_DIR:-}
 data_new=${KFORGE_DATA_DIR:-$root}
 data_old=${KFORGE_OLD_DATA_DIR:-$data_new}
 data_of() { if [ "$1" = old ]; then echo "$data_old"; else echo "$data_new"; fi; }
-[ -x "$new/kforge" ] || { echo "gpu-check-11: no kforge in $new (set KFORGE_BIN_DIR)" >&2; exit 2; }
+[ -x "$new/kforge" ] || { echo "compare-builds: no kforge in $new (set KFORGE_BIN_DIR)" >&2; exit 2; }
 l1=${KFORGE_KERNELBENCH_LEVEL1:-}
 [ -z "$l1" ] && for d in .shared/kernelbench/level1 ../shared/kernelbench/level1; do [ -d "$d" ] && l1=$(cd "$d" && pwd) && break; done
-[ -d "$l1" ] || { echo "gpu-check-11: KernelBench level 1 not found (set KFORGE_KERNELBENCH_LEVEL1)" >&2; exit 2; }
+[ -d "$l1" ] || { echo "compare-builds: KernelBench level 1 not found (set KFORGE_KERNELBENCH_LEVEL1)" >&2; exit 2; }
 export KFORGE_KERNELBENCH_LEVEL1=$l1
 evals=${KFORGE_CHECK_EVALS:-5}
 problem() { ls "$l1"/"$1"_*.py | head -1; }
@@ -108,25 +108,6 @@ step_others() {
       done
     done
   done
-}
-
-step_selftest() {
-  KFORGE_RUNNER=$new/kforge-runner "$new/kforge" selftest --backend cuda ${KFORGE_CHECK_SELFTEST_ARGS:-} --json > "$out/selftest.json" 2> "$out/selftest.err"
-  local rc=$?
-  "$KFORGE_PYTHON" - "$out/selftest.json" <<'EOF'
-import json, sys
-r = json.load(open(sys.argv[1]))
-for c in r.get("cases", []):
-    print(f"{'ok  ' if c.get('ok') else 'FAIL'} {c.get('case'):40s} {c.get('got'):15s} {c.get('seconds', 0):6.1f} s  {c.get('note', '')}")
-EOF
-  return $rc
-}
-
-step_gputest() {
-  local t=$new/evaluator_gpu_test
-  [ -x "$t" ] || t=$new/tests/evaluator/evaluator_gpu_test
-  KFORGE_RUNNER=$new/kforge-runner "$t" 2>&1 | tee "$out/gputest.log" | grep -E "^\[ *(OK|FAILED|SKIPPED|PASSED) *\]|figure" 
-  return "${PIPESTATUS[0]}"
 }
 
 # Zero-latency scripted campaign: one configuration, one sample, one turn, 20 level-1 problems (1-20); the
@@ -251,20 +232,6 @@ for b in ("old", "new"):
                 n += 1
                 verdicts[v] = verdicts.get(v, 0) + 1
     print(f"{b:5s} evaluations {n:3d} wall {wall:7.1f} s -> {n / wall * 3600 if wall else 0:7.0f} evaluations per GPU-hour {verdicts}")
-st = os.path.join(out, "selftest.json")
-if os.path.exists(st):
-    r = json.load(open(st))
-    cases = r.get("cases", [])
-    print(f"== selftest --backend cuda: {sum(1 for c in cases if c.get('ok'))} ok, "
-          f"{sum(1 for c in cases if not c.get('ok') and not c.get('xfail'))} failed of {len(cases)}; canary "
-          f"{'intact' if r.get('canary_intact', True) else 'NOT intact'}")
-    for c in cases:
-        if not c.get("ok"):
-            print(f"   FAIL {c.get('case')}: {c.get('note')}")
-gl = os.path.join(out, "gputest.log")
-if os.path.exists(gl):
-    txt = open(gl).read()
-    print(f"== evaluator_gpu_test: {txt.count('[       OK ]')} ok, {txt.count('[  FAILED  ]')} failed lines")
 EOF
 }
 
@@ -276,11 +243,9 @@ for step in "${steps[@]}"; do
   case "$step" in
     medians) step_medians || status=1 ;;
     others) step_others || status=1 ;;
-    selftest) step_selftest || status=1 ;;
-    gputest) step_gputest || status=1 ;;
     campaign) step_campaign || status=1 ;;
     table) ;;
-    *) echo "gpu-check-11: unknown step '$step'" >&2; exit 2 ;;
+    *) echo "compare-builds: unknown step '$step' (medians, others, campaign, table)" >&2; exit 2 ;;
   esac
 done
 step_table

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 15's GPU check (one GPU is enough): several evaluators in one process on the cuda backend.
+# Several evaluators in one process on the cuda backend (one GPU is enough).
 #   1. verdicts: the demo campaign (configs/problems/demo, known-correct CUDA kernels from the scripted
 #      server, 2 samples) with --gpus all and with --gpus 0,0 (two evaluators sharing GPU 0); every record
 #      must name its GPU (index, name, UUID) and the verdicts must match (all correct, as the demo expects);
@@ -7,21 +7,22 @@
 #      names its evaluator);
 #   3. throughput: bench/campaign_throughput.sh with 1 and 2 evaluators on GPU 0 (evaluations per hour,
 #      busy share per evaluator).
-# Prints a short table last. Usage: scripts/gpu-check-15.sh OUTDIR
+# Prints a short table last. Also a step of scripts/gpu-acceptance.sh (evaluators).
+# Usage: scripts/gpu/evaluators.sh OUTDIR
 # Programs: $KFORGE_BIN_DIR/kforge and kforge-runner (else build/). Environment: KFORGE_PYTHON (torch with
 # CUDA; default: scripts/python-env.sh), KFORGE_CHECK_SAMPLES (throughput samples per problem, default 20).
 set -uo pipefail
 [ $# -ge 1 ] || { sed -n '2,13p' "${BASH_SOURCE[0]}" >&2; exit 2; }
 out=$(mkdir -p "$1" && cd "$1" && pwd)
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-cd "$root"
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+cd "$root" || exit 2
 source scripts/python-env.sh
 command -v nvcc >/dev/null || export PATH=/usr/local/cuda/bin:$PATH
 bin=${KFORGE_BIN_DIR:-build}
-kforge=$(realpath "$bin/kforge" 2>/dev/null) || { echo "gpu-check-15: no kforge in $bin" >&2; exit 2; }
-[ -x "$kforge" ] || { echo "gpu-check-15: no kforge in $bin" >&2; exit 2; }
+kforge=$(realpath "$bin/kforge" 2>/dev/null) || { echo "evaluators: no kforge in $bin" >&2; exit 2; }
+[ -x "$kforge" ] || { echo "evaluators: no kforge in $bin" >&2; exit 2; }
 export KFORGE_RUNNER=${KFORGE_RUNNER:-$(dirname "$kforge")/kforge-runner}
-[ -x "$KFORGE_RUNNER" ] || { echo "gpu-check-15: no kforge-runner beside kforge (set KFORGE_RUNNER)" >&2; exit 2; }
+[ -x "$KFORGE_RUNNER" ] || { echo "evaluators: no kforge-runner beside kforge (set KFORGE_RUNNER)" >&2; exit 2; }
 nvidia-smi -L | tee "$out/gpus.txt"
 
 rows=()
@@ -35,7 +36,7 @@ trap 'kill $server 2>/dev/null; wait $server 2>/dev/null' EXIT
 for _ in $(seq 1 100); do [ -s "$out/port" ] && break; sleep 0.1; done
 "$python3_" - "$out/config.json" "$(cat "$out/port")" <<'PY'
 import json, sys
-json.dump({"name": "gpu-check", "provider": "openai-chat", "base_url": f"http://127.0.0.1:{sys.argv[2]}/v1",
+json.dump({"name": "evaluators-check", "provider": "openai-chat", "base_url": f"http://127.0.0.1:{sys.argv[2]}/v1",
            "api_key_env": "", "model": "scripted", "generation": {"max_output_tokens": 4096, "stream": True},
            "timeouts": {"connect_s": 5, "idle_s": 60, "total_s": 120},
            "rate_limits": {"requests_per_minute": 0, "tokens_per_minute": 0, "max_concurrent": 4},
@@ -97,7 +98,7 @@ bench/campaign_throughput.sh --kforge "$kforge" --backend cuda --evaluators "1 2
   --samples "${KFORGE_CHECK_SAMPLES:-20}" --out "$out/throughput" | tee "$out/throughput.md"
 
 echo
-echo "## issue 15 GPU check ($(nvidia-smi --query-gpu=name --format=csv,noheader | head -1))"
+echo "## several evaluators ($(nvidia-smi --query-gpu=name --format=csv,noheader | head -1))"
 echo "| check | status | detail |"
 echo "|---|---|---|"
 printf '%s\n' "${rows[@]}"

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# Issue 14's GPU check (KernelBench acceptance kit): the imported KernelBench-layout run of
+# KernelBench-layout solutions on the GPU (the KernelBench acceptance kit): the imported KernelBench-layout run of
 # tests/agent/fixtures/kernelbench_gpu_run (27 solutions of 20 level-1 problems: honest CUDA load_inline and Triton
 # solutions and 5 reward hacks, README there) imported and re-verified on the GPU, cold / warm `kforge eval` walls
 # of one ReLU solution against KernelBench's own 148 s / 97 s, the fixture's Triton solutions, the cuda
 # self-test's kernelbench cases, and KernelBench's own example solutions. Prints a short table last.
+# Also a step of scripts/gpu-acceptance.sh (kernelbench-solutions[:STEP+STEP...]).
 #
-# Usage: scripts/gpu-check-14.sh OUTDIR [STEP...]
+# Usage: scripts/gpu/kernelbench-solutions.sh OUTDIR [STEP...]
 #   STEP: reverify (import into OUTDIR/imported, ReLU cold eval with an empty cache, the other extensions built
 #         in parallel, `kforge reverify`, `kforge report` -> OUTDIR/report.md, ReLU warm eval) | triton |
 #         examples (.shared/kernelbench-examples: each solution cold, then warm, -> OUTDIR/examples.jsonl) |
@@ -30,7 +31,7 @@
 #   OUTDIR/imported/ (the corpus and its reverify.json); logs and caches under OUTDIR/work/.
 set -uo pipefail
 if [ $# -lt 1 ]; then
-  sed -n '2,26p' "${BASH_SOURCE[0]}" >&2
+  sed -n '2,31p' "${BASH_SOURCE[0]}" >&2
   exit 2
 fi
 t_start=$(date +%s)
@@ -38,21 +39,21 @@ out=$(mkdir -p "$1" && cd "$1" && pwd)
 shift
 steps=("$@")
 [ ${#steps[@]} -eq 0 ] && steps=(reverify triton examples selftest table)
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$root" || exit 2
 # shellcheck source=scripts/python-env.sh
 source scripts/python-env.sh
 command -v nvcc >/dev/null || export PATH=/usr/local/cuda/bin:$PATH
-bin=$(cd "${KFORGE_BIN_DIR:-build}" 2>/dev/null && pwd) || { echo "gpu-check-14: no folder ${KFORGE_BIN_DIR:-build} (set KFORGE_BIN_DIR)" >&2; exit 2; }
+bin=$(cd "${KFORGE_BIN_DIR:-build}" 2>/dev/null && pwd) || { echo "kernelbench-solutions: no folder ${KFORGE_BIN_DIR:-build} (set KFORGE_BIN_DIR)" >&2; exit 2; }
 kforge=$bin/kforge
-[ -x "$kforge" ] || { echo "gpu-check-14: no kforge in $bin (set KFORGE_BIN_DIR)" >&2; exit 2; }
+[ -x "$kforge" ] || { echo "kernelbench-solutions: no kforge in $bin (set KFORGE_BIN_DIR)" >&2; exit 2; }
 export KFORGE_RUNNER=${KFORGE_RUNNER:-$bin/kforge-runner}
-[ -x "$KFORGE_RUNNER" ] || { echo "gpu-check-14: no kforge-runner beside kforge (set KFORGE_RUNNER)" >&2; exit 2; }
+[ -x "$KFORGE_RUNNER" ] || { echo "kernelbench-solutions: no kforge-runner beside kforge (set KFORGE_RUNNER)" >&2; exit 2; }
 export KFORGE_DATA_DIR=${KFORGE_DATA_DIR:-$root}
 l1=${KFORGE_KERNELBENCH_LEVEL1:-}
 [ -z "$l1" ] && for d in .shared/kernelbench/level1 ../shared/kernelbench/level1; do [ -d "$d" ] && l1=$(cd "$d" && pwd) && break; done
 if [ -z "$l1" ] || [ ! -d "$l1" ]; then
-  echo "gpu-check-14: KernelBench level 1 not found (set KFORGE_KERNELBENCH_LEVEL1)" >&2
+  echo "kernelbench-solutions: KernelBench level 1 not found (set KFORGE_KERNELBENCH_LEVEL1)" >&2
   exit 2
 fi
 examples=${KFORGE_CHECK_EXAMPLES_DIR:-.shared/kernelbench-examples}
@@ -87,7 +88,7 @@ fits() {
   local need=$1 what=$2
   if [ "$(left)" -lt "$need" ]; then
     echo "{\"skipped\": \"$what\", \"left_s\": $(left), \"needed_s\": $need}" >> "$work/logs/skipped.jsonl"
-    echo "gpu-check-14: skipping $what ($(left) s of the budget left, needs ~$need s)" >&2
+    echo "kernelbench-solutions: skipping $what ($(left) s of the budget left, needs ~$need s)" >&2
     return 1
   fi
 }
@@ -402,9 +403,9 @@ for step in "${steps[@]}"; do
     examples) step_examples || status=1 ;;
     selftest) step_selftest || status=1 ;;
     table) ;;
-    *) echo "gpu-check-14: unknown step '$step'" >&2; exit 2 ;;
+    *) echo "kernelbench-solutions: unknown step '$step' (reverify, triton, examples, selftest, table)" >&2; exit 2 ;;
   esac
 done
 step_table
-echo "gpu-check-14: $(( $(date +%s) - t_start )) s in all"
+echo "kernelbench-solutions: $(( $(date +%s) - t_start )) s in all"
 exit $status

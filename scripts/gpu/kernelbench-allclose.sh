@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
-# Issue 13's GPU check: `kforge audit --backend cuda` with the KernelBench-emulating allclose columns on
-# KernelBench level 1 (default flags) and, as optional steps, levels 2 and 3 (one kforge seed). Writes
+# KernelBench's allclose on the GPU: `kforge audit --backend cuda` with the KernelBench-emulating allclose columns
+# on KernelBench level 1 (default flags) and, as optional steps, levels 2 and 3 (one kforge seed). Writes
 # audit-<step>.json / .md into OUTDIR and prints a short table last (fooled and degenerate problems per check;
 # the problems where all-zeros passes allclose; for level 1 whether that is exactly 23, 37, 39 and 53 at 1e-2).
 #
-# Usage: scripts/gpu-check-13.sh OUTDIR [KERNELBENCH_ROOT] [STEP...]
+# Also a step of scripts/gpu-acceptance.sh (kernelbench-allclose[:STEP+STEP...], KernelBench root: the folder
+# above KFORGE_KERNELBENCH_LEVEL1).
+#
+# Usage: scripts/gpu/kernelbench-allclose.sh OUTDIR [KERNELBENCH_ROOT] [STEP...]
 #   KERNELBENCH_ROOT: the folder holding level1/ level2/ level3/ (default ../shared/kernelbench)
 #   STEP: level1 (default) | level1:FIRST-LAST | level2 | level3 | level2:FIRST-LAST | level3:FIRST-LAST | table
 #   The table is printed after every run and covers every audit-*.json in OUTDIR (so parts add up).
@@ -20,26 +23,26 @@
 # GPU runs out of GPU memory on the largest problems (recorded as that problem's error; rerun it).
 set -uo pipefail
 if [ $# -lt 1 ]; then
-  sed -n '2,20p' "${BASH_SOURCE[0]}" >&2
+  sed -n '2,23p' "${BASH_SOURCE[0]}" >&2
   exit 2
 fi
 out=$(mkdir -p "$1" && cd "$1" && pwd)
 shift
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 kb=${1:-$root/../shared/kernelbench}
 [ $# -gt 0 ] && shift
 if [ ! -d "$kb/level1" ]; then
-  echo "gpu-check-13: no level1/ under $kb (pass the KernelBench root as the second argument)" >&2
+  echo "kernelbench-allclose: no level1/ under $kb (pass the KernelBench root as the second argument)" >&2
   exit 2
 fi
 kb=$(cd "$kb" && pwd)
 steps=("$@")
 [ ${#steps[@]} -eq 0 ] && steps=(level1)
-cd "$root"
+cd "$root" || exit 2
 source scripts/python-env.sh
 if [ -n "${KFORGE_BIN_DIR:-}" ] && [ -x "$KFORGE_BIN_DIR/kforge" ]; then kforge=$KFORGE_BIN_DIR/kforge
 elif [ -x build/kforge ]; then kforge=build/kforge
-else echo "gpu-check-13: no kforge in \$KFORGE_BIN_DIR or build/" >&2; exit 2; fi
+else echo "kernelbench-allclose: no kforge in \$KFORGE_BIN_DIR or build/" >&2; exit 2; fi
 timeout_s=${KFORGE_CHECK_TIMEOUT:-580}
 kb_trials=${KFORGE_CHECK_KERNELBENCH_TRIALS:-5}
 
@@ -56,7 +59,7 @@ run_audit() {  # step name, level, first, last, extra flags...
   local name=$1 level=$2 first=$3 last=$4
   shift 4
   mapfile -t files < <(files_of "$level" "$first" "$last")
-  if [ ${#files[@]} -eq 0 ]; then echo "gpu-check-13: no problems for $name" >&2; return 2; fi
+  if [ ${#files[@]} -eq 0 ]; then echo "kernelbench-allclose: no problems for $name" >&2; return 2; fi
   echo "==== $name: ${#files[@]} problems, flags: --kernelbench-trials $kb_trials $*"
   local t0=$SECONDS status=0
   timeout --kill-after=10 "$timeout_s" "$kforge" audit --backend "${KFORGE_CHECK_BACKEND:-cuda}" --python "$KFORGE_PYTHON" \
@@ -74,7 +77,7 @@ for step in "${steps[@]}"; do
     level2:*-*|level3:*-*)
       lv=${step%%:*}; r=${step#*:}; run_audit "$lv-${r%-*}-${r#*-}" "$lv" "${r%-*}" "${r#*-}" --seeds 1 ;;
     table) ;;
-    *) echo "gpu-check-13: unknown step '$step' (level1, level1:A-B, level2, level3, level2:A-B, level3:A-B, table)" >&2
+    *) echo "kernelbench-allclose: unknown step '$step' (level1, level1:A-B, level2, level3, level2:A-B, level3:A-B, table)" >&2
        exit 2 ;;
   esac
 done
@@ -89,7 +92,7 @@ for path in sorted(glob.glob(os.path.join(out, "audit-*.json"))):
     with open(path) as f:
         report = json.load(f)
     levels.setdefault(level, []).append(report)
-print("\n== issue 13 GPU check (%s)" % out)
+print("\n== KernelBench allclose audit (%s)" % out)
 print("| level | problems | errors | check | fooled | degenerate |")
 print("|---|---|---|---|---|---|")
 for level, reports in sorted(levels.items()):
