@@ -199,16 +199,10 @@ Result<Corpus> load(const std::string& dir) {
   return c;
 }
 
-Result<Corpus> load_for_report(const std::string& dir) {
+Result<Corpus> stream(const std::string& dir, const PlacedSummaryFn& each) {
   auto opened = open_corpus(dir);
   if (!opened) return opened.error();
   Corpus c = std::move(*opened);
-  struct Place {
-    size_t file;
-    uint64_t at;
-    size_t length;
-  };
-  std::map<size_t, Place> correct_at;  // record index -> its line, for the full parse of the best ones
   for (size_t fi = 0; fi < c.files.size(); ++fi) {
     const std::string path = (fs::path(dir) / c.files[fi]).string();
     ReadDamage damage;
@@ -216,37 +210,45 @@ Result<Corpus> load_for_report(const std::string& dir) {
     auto done = stream_lines(
         path, 0,
         [&](std::string_view line, size_t line_no, uint64_t at) {
-          auto s = summarize_line(line);
-          if (s) {
-            if (s->correct) correct_at[c.records.size()] = {fi, at, line.size()};
-            c.records.push_back(s->slim());
-          } else if (parse_line(line, path, line_no, record, damage)) {
-            c.records.push_back(std::move(record));
-          }
+          const RecordPlace place{static_cast<uint32_t>(fi), at, static_cast<uint32_t>(line.size())};
+          if (auto s = summarize_line(line)) each(*s, line, place);
+          else if (parse_line(line, path, line_no, record, damage)) each(RecordSummary::of(record), line, place);
         },
         damage, true);
     if (!done) return done.error();
     take_damage(c, path, std::move(damage));
   }
   for (const auto& d : c.damaged) log::warn(d.where() + ": unreadable record skipped: " + d.reason);
-  mark_best(c.records);
-  // The best kernels in full: the report judges them on everything their verdicts hold.
-  std::vector<std::ifstream> files;
-  for (const auto& name : c.files) files.emplace_back((fs::path(dir) / name).string(), std::ios::binary);
-  for (const auto& [index, place] : correct_at) {
-    if (!c.records[index].best) continue;
-    std::string line(place.length, '\0');
-    auto& in = files[place.file];
-    in.clear();
-    in.seekg(static_cast<std::streamoff>(place.at));
-    in.read(line.data(), static_cast<std::streamsize>(line.size()));
-    auto full = parse_record_line(line);
-    if (!full) return make_error("corpus.read", "cannot read a record of '" + c.files[place.file] + "' again: " +
-                                                    full.error().message);
-    full->best = true;
-    c.records[index] = std::move(*full);
-  }
   return c;
+}
+
+RecordReader::RecordReader(const Corpus& corpus) : dir_(corpus.dir), files_(corpus.files) {
+  for (const auto& name : files_) streams_.emplace_back((fs::path(dir_) / name).string(), std::ios::binary);
+}
+
+Result<Record> RecordReader::at(const RecordPlace& place) {
+  auto fail = [&](const std::string& why) {
+    const std::string file = place.file < files_.size() ? files_[place.file] : "?";
+    return make_error("corpus.read", "cannot read a record of '" + (fs::path(dir_) / file).string() +
+                                         "' again (at byte " + std::to_string(place.offset) + "): " + why);
+  };
+  if (place.file >= streams_.size()) return fail("no such corpus file");
+  auto& in = streams_[place.file];
+  in.clear();
+  in.seekg(static_cast<std::streamoff>(place.offset));
+  line_.resize(place.length);
+  in.read(line_.data(), static_cast<std::streamsize>(line_.size()));
+  if (static_cast<size_t>(in.gcount()) != line_.size()) return fail("the file is shorter than it was");
+  auto r = parse_record_line(line_);
+  if (!r) return fail(r.error().message);
+  return r;
+}
+
+bool ranks_above(std::optional<double> speedup, int turn, std::optional<double> best_speedup, int best_turn) {
+  if (speedup && !best_speedup) return true;
+  if (speedup && best_speedup && *speedup > *best_speedup) return true;
+  if ((speedup && best_speedup && *speedup == *best_speedup) || (!speedup && !best_speedup)) return turn < best_turn;
+  return false;
 }
 
 void mark_best(std::vector<Record>& records) {
@@ -258,12 +260,7 @@ void mark_best(std::vector<Record>& records) {
     auto [it, inserted] = best.emplace(r.key(), i);
     if (inserted) continue;
     const auto& cur = records[it->second];
-    auto s_new = r.speedup(), s_cur = cur.speedup();
-    bool better = false;
-    if (s_new && !s_cur) better = true;
-    else if (s_new && s_cur && *s_new > *s_cur) better = true;
-    else if ((s_new && s_cur && *s_new == *s_cur) || (!s_new && !s_cur)) better = r.turn < cur.turn;
-    if (better) it->second = i;
+    if (ranks_above(r.speedup(), r.turn, cur.speedup(), cur.turn)) it->second = i;
   }
   for (const auto& [k, i] : best) records[i].best = true;
 }

@@ -206,33 +206,7 @@ RecordSummary RecordSummary::of(const Record& r) {
   s.verdict = r.verdict_name();
   s.error_kind = r.error ? r.error->kind : "";
   s.speedup = r.speedup();
-  s.ref_time_ms = r.ref_time_ms();
-  if (r.verdict.is_object() && r.verdict.contains("time_ms") && r.verdict["time_ms"].is_number())
-    s.time_ms = r.verdict["time_ms"].get<double>();
   return s;
-}
-
-Record RecordSummary::slim() const {
-  Record r;
-  r.kind = kind;
-  r.config = key.config;
-  r.problem.name = key.problem;
-  r.problem.category = category;
-  r.sample = key.sample;
-  r.turn = turn;
-  r.cost_usd = cost_usd;
-  r.usage.input_tokens = tokens;
-  r.recorded_at = recorded_at;
-  r.provider = provider;
-  r.model = model;
-  r.candidate_format = candidate_format;
-  if (kind == Kind::provider_failure) r.error = ProviderErrorInfo{error_kind, "", "", "", 0, 0};
-  if (!verdict.empty() || correct) {
-    auto number = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
-    r.verdict = {{"verdict", verdict}, {"correct", correct}, {"speedup", number(speedup)},
-                 {"time_ms", number(time_ms)}, {"ref_time_ms", number(ref_time_ms)}};
-  }
-  return r;
 }
 
 std::optional<RecordSummary> summarize_line(std::string_view line) {
@@ -301,15 +275,13 @@ std::optional<RecordSummary> summarize_line(std::string_view line) {
         if (key == "verdict") {
           // Record::verdict_name and speedup() read these leniently: a value of another type is absent.
           if (k == "verdict" && s.peek() == '"') return read_string(s, out.verdict, present);
-          std::optional<double>* timing = k == "speedup" ? &out.speedup : k == "time_ms" ? &out.time_ms
-                                          : k == "ref_time_ms" ? &out.ref_time_ms : nullptr;
-          if (timing) {
+          if (k == "speedup") {
             const char c = s.peek();
             if (c == '-' || (c >= '0' && c <= '9')) {
               double v = 0;
               bool is_int = false;
               if (!s.number(&v, &is_int)) return false;
-              *timing = v;
+              out.speedup = v;
               return true;
             }
             return s.skip() != Type::none;
