@@ -263,7 +263,7 @@ Result<FolderReport> summarize_folder(const std::string& dir, const VerifiedSpee
       });
   if (!streamed) return streamed.error();
   corpus::RecordReader reader(*streamed);
-  auto summaries = aggregator.finish(rule, [&](const corpus::RecordPlace& p) { return reader.at(p); });
+  auto summaries = aggregator.finish(rule, [&](const corpus::RecordPlace& p) { return reader.verdict_at(p); });
   if (!summaries) return summaries.error();
   FolderReport out{std::move(*summaries), std::move(*streamed)};
   out.imports.records = std::move(imported);

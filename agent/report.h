@@ -103,7 +103,8 @@ class ReportAggregator {
  public:
   // `place`: where finish() can have this record read back (a file place, or any numbering of the caller's).
   void add(const corpus::RecordSummary& record, const corpus::RecordPlace& place);
-  // The records read back: each unit's best kernel, once, in the order of their places.
+  // Reads back each unit's best kernel, once, in the order of their places. Only its identity (config, problem,
+  // sample, turn) and verdict are used (corpus::RecordReader::verdict_at).
   using Fetch = std::function<Result<corpus::Record>(const corpus::RecordPlace&)>;
   // The summaries, sorted by configuration name. `rule` decides which speedups are verified
   // (VerifiedSpeedupRule::for_folder(dir) applies the folder's reverify results). An error when a best

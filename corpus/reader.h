@@ -87,12 +87,16 @@ class RecordReader {
  public:
   explicit RecordReader(const Corpus& corpus);
   Result<Record> at(const RecordPlace& place);
+  // Only what judging its kernel reads (summary.h, verdict_of_line): several times faster than at().
+  Result<Record> verdict_at(const RecordPlace& place);
 
  private:
   std::string dir_;
   std::vector<std::string> files_;
   std::vector<std::ifstream> streams_;
   std::string line_;
+  Status read_line(const RecordPlace& place);
+  Error failure(const RecordPlace& place, const std::string& why) const;
 };
 
 // Parses JSONL text (one file's content) into `into`, `origin` naming it in DamagedLine::file.

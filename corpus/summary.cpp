@@ -1,6 +1,8 @@
 #include "corpus/summary.h"
 
 #include <cctype>
+#include <charconv>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 
@@ -8,6 +10,25 @@ namespace kf::corpus {
 namespace {
 
 enum class Type { none, string, number, integer, boolean, null, object, array };
+
+bool digit(char c) { return c >= '0' && c <= '9'; }
+
+// The first byte from p on that ends a string's plain run: a quote, a backslash or a control character (end
+// when none). Eight bytes at a time while none is among them (the exact "has a byte below n" word tests):
+// most of a corpus line is string text.
+const char* plain_run_end(const char* p, const char* end) {
+  constexpr uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+  while (end - p >= 8) {
+    uint64_t w = 0;
+    std::memcpy(&w, p, 8);
+    const uint64_t quote = w ^ (ones * '"'), backslash = w ^ (ones * '\\');
+    const uint64_t stops = ((quote - ones) & ~quote) | ((backslash - ones) & ~backslash) | ((w - ones * 0x20) & ~w);
+    if (stops & highs) break;
+    p += 8;
+  }
+  while (p < end && *p != '"' && *p != '\\' && static_cast<unsigned char>(*p) >= 0x20) ++p;
+  return p;
+}
 
 // A strict single-pass JSON scanner over one line. Values are skipped unless asked for.
 class Scanner {
@@ -32,18 +53,15 @@ class Scanner {
     ws();
     return p_ < end_ ? *p_ : '\0';
   }
+  const char* position() const { return p_; }
   // A string; its text (escapes decoded except \u, which makes the value unusable: `plain` false) into out.
   bool string(std::string* out, bool* plain = nullptr) {
     if (!eat('"')) return false;
     if (plain) *plain = true;
     const char* start = p_;
     for (;;) {
-      // Fast path: run to the next quote or backslash.
-      while (p_ < end_ && *p_ != '"' && *p_ != '\\') {
-        if (static_cast<unsigned char>(*p_) < 0x20) return false;  // raw control character
-        ++p_;
-      }
-      if (p_ >= end_) return false;
+      p_ = plain_run_end(p_, end_);
+      if (p_ >= end_ || static_cast<unsigned char>(*p_) < 0x20) return false;  // unterminated; raw control character
       if (*p_ == '"') {
         if (out) out->append(start, p_);
         ++p_;
@@ -81,26 +99,28 @@ class Scanner {
     ws();
     const char* start = p_;
     if (p_ < end_ && *p_ == '-') ++p_;
-    if (p_ >= end_ || !std::isdigit(static_cast<unsigned char>(*p_))) return false;
+    if (p_ >= end_ || !digit(*p_)) return false;
     if (*p_ == '0') ++p_;
     else
-      while (p_ < end_ && std::isdigit(static_cast<unsigned char>(*p_))) ++p_;
+      while (p_ < end_ && digit(*p_)) ++p_;
     bool is_int = true;
     if (p_ < end_ && *p_ == '.') {
       is_int = false;
       ++p_;
-      if (p_ >= end_ || !std::isdigit(static_cast<unsigned char>(*p_))) return false;
-      while (p_ < end_ && std::isdigit(static_cast<unsigned char>(*p_))) ++p_;
+      if (p_ >= end_ || !digit(*p_)) return false;
+      while (p_ < end_ && digit(*p_)) ++p_;
     }
     if (p_ < end_ && (*p_ == 'e' || *p_ == 'E')) {
       is_int = false;
       ++p_;
       if (p_ < end_ && (*p_ == '+' || *p_ == '-')) ++p_;
-      if (p_ >= end_ || !std::isdigit(static_cast<unsigned char>(*p_))) return false;
-      while (p_ < end_ && std::isdigit(static_cast<unsigned char>(*p_))) ++p_;
+      if (p_ >= end_ || !digit(*p_)) return false;
+      while (p_ < end_ && digit(*p_)) ++p_;
     }
     if (integer) *integer = is_int;
-    if (value) *value = std::strtod(std::string(start, p_).c_str(), nullptr);
+    // Out of range (rare): strtod's answer, as the full parser's (infinity, or zero on underflow).
+    if (value && std::from_chars(start, p_, *value).ec != std::errc())
+      *value = std::strtod(std::string(start, p_).c_str(), nullptr);
     return true;
   }
   // Skips any value; returns its type (none on a syntax error).
@@ -219,7 +239,7 @@ std::optional<RecordSummary> summarize_line(std::string_view line) {
   std::string text;
   bool present = false;
   int64_t number = 0;
-  const bool ok = s.object([&](const std::string& key) -> bool {
+  const bool ok = s.object([&](std::string_view key) -> bool {
     if (key == "schema") {
       number = 0;
       return read_int(s, number) && number <= kSchema;
@@ -245,7 +265,7 @@ std::optional<RecordSummary> summarize_line(std::string_view line) {
     if (key == "recorded_at") return read_string(s, out.recorded_at, present);
     if (key == "problem") {
       if (s.peek() != '{') return false;  // required, and an object
-      return s.object([&](const std::string& k) -> bool {
+      return s.object([&](std::string_view k) -> bool {
         if (k == "name") return read_string(s, out.key.problem, have_problem_name);
         if (k == "category") return read_string(s, out.category, present);
         if (k == "file_hash" || k == "path") return skip_typed(s, Type::string);
@@ -255,7 +275,7 @@ std::optional<RecordSummary> summarize_line(std::string_view line) {
     if (key == "usage") {
       if (s.peek() == 'n') return s.skip() == Type::null;
       if (s.peek() != '{') return false;
-      return s.object([&](const std::string& k) -> bool {
+      return s.object([&](std::string_view k) -> bool {
         if (k == "input_tokens" || k == "output_tokens" || k == "reasoning_tokens") {
           int64_t v = 0;
           if (!read_int(s, v)) return false;
@@ -271,7 +291,7 @@ std::optional<RecordSummary> summarize_line(std::string_view line) {
       if (s.peek() == 'n') return s.skip() == Type::null;
       if (s.peek() != '{') return false;
       if (key == "verdict") verdict_object = true;
-      return s.object([&](const std::string& k) -> bool {
+      return s.object([&](std::string_view k) -> bool {
         if (key == "verdict") {
           // Record::verdict_name and speedup() read these leniently: a value of another type is absent.
           if (k == "verdict" && s.peek() == '"') return read_string(s, out.verdict, present);
@@ -307,7 +327,7 @@ std::optional<RecordSummary> summarize_line(std::string_view line) {
     if (key == "error") {
       if (s.peek() == 'n') return s.skip() == Type::null;
       if (s.peek() != '{') return false;
-      return s.object([&](const std::string& k) -> bool {
+      return s.object([&](std::string_view k) -> bool {
         if (k == "kind") return read_string(s, out.error_kind, present);
         return s.skip() != Type::none;
       });
@@ -328,6 +348,50 @@ std::optional<RecordSummary> summarize_line(std::string_view line) {
   out.correct = out.kind == Kind::evaluation && verdict_object && verdict_correct.value_or(false);
   out.claimed_correct = false;
   (void)claim_correct;
+  return out;
+}
+
+std::optional<Record> verdict_of_line(std::string_view line) {
+  Scanner s(line);
+  Record out;
+  std::string kind_text;
+  bool have_kind = false, present = false;
+  int64_t number = 0;
+  std::string_view verdict;
+  const bool ok = s.object([&](std::string_view key) -> bool {
+    if (key == "kind") return read_string(s, kind_text, have_kind);
+    if (key == "config") return read_string(s, out.config, present);
+    if (key == "sample" || key == "turn") {
+      number = 0;
+      if (!read_int(s, number)) return false;
+      (key == "sample" ? out.sample : out.turn) = static_cast<int>(number);
+      return true;
+    }
+    if (key == "problem") {
+      if (s.peek() != '{') return false;
+      return s.object([&](std::string_view k) -> bool {
+        if (k == "name") return read_string(s, out.problem.name, present);
+        if (k == "file_hash") return read_string(s, out.problem.file_hash, present);
+        return s.skip() != Type::none;
+      });
+    }
+    if (key == "verdict") {
+      if (s.peek() != '{') return s.skip() != Type::none;
+      const char* start = s.position();
+      if (s.skip() != Type::object) return false;
+      verdict = std::string_view(start, static_cast<size_t>(s.position() - start));
+      return true;
+    }
+    return s.skip() != Type::none;
+  });
+  if (!ok || !s.at_end() || !have_kind) return std::nullopt;
+  auto kind = parse_kind(kind_text);
+  if (!kind) return std::nullopt;
+  out.kind = *kind;
+  if (!verdict.empty()) {
+    out.verdict = nlohmann::json::parse(verdict, nullptr, false);
+    if (out.verdict.is_discarded()) return std::nullopt;
+  }
   return out;
 }
 

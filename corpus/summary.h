@@ -33,4 +33,9 @@ struct RecordSummary {
 // JSON, a field of the wrong type, or anything unusual): parse it fully then.
 std::optional<RecordSummary> summarize_line(std::string_view line);
 
+// What judging a kernel reads of a corpus line, without parsing the rest: a record holding only its kind,
+// config, problem name and file hash, sample, turn and verdict (the bulk of a line, parsed whole). nullopt
+// when the scanner cannot vouch for the line: parse it fully then.
+std::optional<Record> verdict_of_line(std::string_view line);
+
 }  // namespace kf::corpus

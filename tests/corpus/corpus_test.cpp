@@ -245,6 +245,14 @@ TEST_F(CorpusDir, StreamingAgreesWithTheLoadAndReadsRecordsBackByPlace) {
     auto back = reader.at(place);
     ASSERT_TRUE(back.ok()) << back.error().message;
     EXPECT_EQ(back->to_json(), a.to_json()) << i;
+    auto judged = reader.verdict_at(place);  // what judging reads, and nothing else
+    ASSERT_TRUE(judged.ok()) << judged.error().message;
+    EXPECT_EQ(judged->kind, a.kind);
+    EXPECT_EQ(judged->key(), a.key());
+    EXPECT_EQ(judged->turn, a.turn);
+    EXPECT_EQ(judged->problem.file_hash, a.problem.file_hash);
+    EXPECT_EQ(judged->verdict, a.verdict) << i;
+    EXPECT_TRUE(judged->feedback.empty());
   }
   auto beyond = reader.at({0, fs::file_size(dir / "evaluations.jsonl") + 10, 20});
   EXPECT_FALSE(beyond.ok());
