@@ -1,5 +1,6 @@
 #include "corpus/summary.h"
 
+#include <bit>
 #include <cctype>
 #include <charconv>
 #include <cstdint>
@@ -14,17 +15,20 @@ enum class Type { none, string, number, integer, boolean, null, object, array };
 bool digit(char c) { return c >= '0' && c <= '9'; }
 
 // The first byte from p on that ends a string's plain run: a quote, a backslash or a control character (end
-// when none). Eight bytes at a time while none is among them (the exact "has a byte below n" word tests):
-// most of a corpus line is string text.
+// when none). Eight bytes at a time (most of a corpus line is string text), with the word tests for "has a
+// byte equal to / below n": a flag may be false only in a byte above a true one, so the lowest flag is exact.
 const char* plain_run_end(const char* p, const char* end) {
-  constexpr uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
-  while (end - p >= 8) {
-    uint64_t w = 0;
-    std::memcpy(&w, p, 8);
-    const uint64_t quote = w ^ (ones * '"'), backslash = w ^ (ones * '\\');
-    const uint64_t stops = ((quote - ones) & ~quote) | ((backslash - ones) & ~backslash) | ((w - ones * 0x20) & ~w);
-    if (stops & highs) break;
-    p += 8;
+  if constexpr (std::endian::native == std::endian::little) {
+    constexpr uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+    while (end - p >= 8) {
+      uint64_t w = 0;
+      std::memcpy(&w, p, 8);
+      const uint64_t quote = w ^ (ones * '"'), backslash = w ^ (ones * '\\');
+      const uint64_t stops =
+          (((quote - ones) & ~quote) | ((backslash - ones) & ~backslash) | ((w - ones * 0x20) & ~w)) & highs;
+      if (stops) return p + (std::countr_zero(stops) / 8);
+      p += 8;
+    }
   }
   while (p < end && *p != '"' && *p != '\\' && static_cast<unsigned char>(*p) >= 0x20) ++p;
   return p;
@@ -88,8 +92,9 @@ class Scanner {
       start = p_;
     }
   }
-  bool literal(const char* word) {
-    const size_t n = std::strlen(word);
+  template <size_t N>
+  bool literal(const char (&word)[N]) {  // the length known here: the comparison is inlined
+    constexpr size_t n = N - 1;
     if (static_cast<size_t>(end_ - p_) < n || std::memcmp(p_, word, n) != 0) return false;
     p_ += n;
     return true;

@@ -351,6 +351,30 @@ TEST(Summary, AgreesWithTheFullParserAndLeavesDoubtfulLinesToIt) {
   }
 }
 
+TEST(Summary, FindsEveryQuoteEscapeAndControlCharacterWhereverItFallsInAWord) {
+  // The scanner reads string text eight bytes at a time: a stop at each position of a word, and after
+  // non-ASCII text, is found exactly where it is.
+  for (size_t at = 0; at < 20; ++at) {
+    for (const std::string& prefix : {std::string(at, 'a'), std::string(at, 'a') + "\xc3\xa9"}) {
+      auto r = evaluation("cfg", "p", 0, 1, true, 1.5);
+      r.feedback = prefix + "\"q\\b\n" + std::string(at, 'z');
+      const std::string line = r.to_json().dump();
+      auto s = summarize_line(line);
+      ASSERT_TRUE(s.has_value()) << line;
+      EXPECT_TRUE(s->correct);
+      auto judged = verdict_of_line(line);
+      ASSERT_TRUE(judged.has_value()) << line;
+      EXPECT_EQ(judged->verdict, r.verdict);
+      // A raw control character inside the string: not JSON, whichever byte of a word it is.
+      std::string raw = line;
+      raw.replace(raw.find(prefix + "\\\"q"), prefix.size(), prefix.substr(0, prefix.size() / 2) + "\t" +
+                                                                 prefix.substr(prefix.size() / 2));
+      EXPECT_FALSE(summarize_line(raw).has_value()) << raw;
+      EXPECT_FALSE(nlohmann::json::accept(raw)) << raw;
+    }
+  }
+}
+
 TEST(ShardSpec, ParsesAndPartitionsDeterministically) {
   EXPECT_TRUE(Shard::parse("0/1").ok());
   auto s = Shard::parse("3/8");
