@@ -87,7 +87,7 @@ class RecordReader {
  public:
   explicit RecordReader(const Corpus& corpus);
   Result<Record> at(const RecordPlace& place);
-  // Only what judging its kernel reads (summary.h, verdict_of_line): several times faster than at().
+  // Only what judging its kernel reads (summary.h, verdict_of_line): the rest of the line is scanned, not parsed.
   Result<Record> verdict_at(const RecordPlace& place);
 
  private:
