@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -352,16 +353,19 @@ TEST(Summary, AgreesWithTheFullParserAndLeavesDoubtfulLinesToIt) {
 }
 
 TEST(Summary, FindsEveryQuoteEscapeAndControlCharacterWhereverItFallsInAWord) {
-  // The scanner reads string text eight bytes at a time: a stop at each position of a word, and after
-  // non-ASCII text, is found exactly where it is.
+  // The scanner reads string text and digits eight bytes at a time: a stop at each position of a word, and
+  // after non-ASCII text, is found exactly where it is; numbers of every length read as the full parser reads them.
   for (size_t at = 0; at < 20; ++at) {
     for (const std::string& prefix : {std::string(at, 'a'), std::string(at, 'a') + "\xc3\xa9"}) {
-      auto r = evaluation("cfg", "p", 0, 1, true, 1.5);
+      auto r = evaluation("cfg", "p", 0, 1, true, 1.0 / 3.0 + static_cast<double>(at) * 1234.5);  // many digits
+      r.cost_usd = std::pow(10.0, static_cast<double>(at)) / 7.0;
       r.feedback = prefix + "\"q\\b\n" + std::string(at, 'z');
       const std::string line = r.to_json().dump();
       auto s = summarize_line(line);
       ASSERT_TRUE(s.has_value()) << line;
       EXPECT_TRUE(s->correct);
+      EXPECT_EQ(s->speedup, r.speedup());
+      EXPECT_EQ(s->cost_usd, r.cost_usd);
       auto judged = verdict_of_line(line);
       ASSERT_TRUE(judged.has_value()) << line;
       EXPECT_EQ(judged->verdict, r.verdict);
