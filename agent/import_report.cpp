@@ -447,7 +447,9 @@ std::string format_with_imports(const std::vector<ConfigSummary>& ss, const Impo
     case ReportFormat::json: {
       json configs = json::array();
       for (const auto& s : ss) configs.push_back(s.to_json());
-      return json{{"title", title}, {"configurations", configs}, {"imported", import_json(imports)}}.dump(2) + "\n";
+      json out = {{"title", title}, {"imported", import_json(imports)}};
+      out["configurations"] = std::move(configs);  // not copied: the units detail may be large
+      return out.dump(2) + "\n";
     }
     case ReportFormat::csv:
       return campaign ? format_report(ss, format, title) + "\n" + import_csv(imports) : import_csv(imports);

@@ -20,17 +20,6 @@ nlohmann::json opt_json(const std::optional<double>& v) { return v ? nlohmann::j
 
 bool compiled_verdict(const std::string& v) { return v != "no_code" && v != "compile_error" && !v.empty(); }
 
-struct UnitState {
-  std::string category;
-  bool compiled = false;
-  bool correct = false;
-  bool replied = false;
-  std::optional<double> best_speedup;
-  std::optional<int> first_correct_turn;
-  int max_turn = 0;                      // the last turn with a reply
-  const corpus::Record* best = nullptr;  // the record the reader marked "best"
-};
-
 }  // namespace
 
 std::optional<double> median(std::vector<double> values) {
@@ -84,63 +73,61 @@ nlohmann::json Distribution::to_json() const {
   return {{"n", n}, {"median", opt_json(median)}, {"p25", opt_json(p25)}, {"p75", opt_json(p75)}};
 }
 
-std::vector<ConfigSummary> summarize(const corpus::Corpus& corpus, const VerifiedSpeedupRule& rule) {
+void ReportAggregator::add(const corpus::RecordSummary& r, const corpus::RecordPlace& place) {
   using corpus::Kind;
-  std::map<std::string, ConfigSummary> by_config;
-  std::map<std::string, std::map<std::pair<std::string, int>, UnitState>> units;
-  for (const auto& r : corpus.records) {
-    if (r.kind == Kind::unit_done || r.kind == Kind::imported) continue;  // imports: agent/import_report.h
-    auto& s = by_config[r.config];
-    s.config = r.config;
-    if (s.provider.empty()) s.provider = r.provider;
-    if (s.model.empty()) s.model = r.model;
-    if (s.candidate_format.empty()) s.candidate_format = r.candidate_format;
-    s.tokens += r.usage.total();
-    s.cost_usd += r.cost_usd;
-    auto& u = units[r.config][{r.problem.name, r.sample}];
-    if (u.category.empty()) u.category = r.problem.category.empty() ? "other" : r.problem.category;
-    if (r.kind == Kind::provider_failure) {
-      std::string ek = r.error && !r.error->kind.empty() ? r.error->kind : "unknown";
-      s.provider_failures[ek]++;
-      continue;
-    }
-    if (r.kind == Kind::harness_failure) {
-      s.harness_failures++;
-      continue;
-    }
-    s.evaluations++;
-    u.replied = true;
-    u.max_turn = std::max(u.max_turn, r.turn);
-    const std::string v = r.verdict_name();
-    if (compiled_verdict(v)) u.compiled = true;
-    if (r.correct()) {
-      u.correct = true;
-      const int turn = r.turn;
-      if (!u.first_correct_turn || turn < *u.first_correct_turn) u.first_correct_turn = turn;
-      if (r.best) u.best = &r;
-      auto sp = r.speedup();
-      if (sp && (!u.best_speedup || *sp > *u.best_speedup)) u.best_speedup = sp;
-    } else {
-      s.kernel_failures[v.empty() ? "unknown" : v]++;
-    }
+  if (r.kind == Kind::unit_done || r.kind == Kind::imported) return;  // imports: agent/import_report.h
+  auto& c = configs_[r.key.config];
+  auto& s = c.summary;
+  s.config = r.key.config;
+  if (s.provider.empty()) s.provider = r.provider;
+  if (s.model.empty()) s.model = r.model;
+  if (s.candidate_format.empty()) s.candidate_format = r.candidate_format;
+  s.tokens += r.tokens;
+  s.cost_usd += r.cost_usd;
+  auto& u = c.units[{r.key.problem, r.key.sample}];
+  if (u.category.empty()) u.category = r.category.empty() ? "other" : r.category;
+  if (r.kind == Kind::provider_failure) {
+    s.provider_failures[r.error_kind.empty() ? "unknown" : r.error_kind]++;
+    return;
   }
+  if (r.kind == Kind::harness_failure) {
+    s.harness_failures++;
+    return;
+  }
+  s.evaluations++;
+  u.replied = true;
+  u.max_turn = std::max(u.max_turn, r.turn);
+  if (compiled_verdict(r.verdict)) u.compiled = true;
+  if (!r.correct) {
+    s.kernel_failures[r.verdict.empty() ? "unknown" : r.verdict]++;
+    return;
+  }
+  u.correct = true;
+  if (!u.first_correct_turn || r.turn < *u.first_correct_turn) u.first_correct_turn = r.turn;
+  if (!u.best || corpus::ranks_above(r.speedup, r.turn, u.best_speedup, u.best_turn)) {
+    u.best = place;
+    u.best_turn = r.turn;
+  }
+  if (r.speedup && (!u.best_speedup || *r.speedup > *u.best_speedup)) u.best_speedup = r.speedup;
+}
 
+Result<std::vector<ConfigSummary>> ReportAggregator::finish(const VerifiedSpeedupRule& rule, const Fetch& fetch) const {
   std::vector<ConfigSummary> out;
-  for (auto& [name, s] : by_config) {
+  // What each unit reached, from its tallies; the best kernels are judged below, read back in file order.
+  struct Pending {
+    corpus::RecordPlace place;
+    size_t config, outcome;
+  };
+  std::vector<Pending> pending;
+  for (const auto& [name, c] : configs_) {
+    ConfigSummary s = c.summary;
     if (s.candidate_format.empty()) s.candidate_format = "kf_forward";  // written before the format was recorded
-    std::set<std::string> problems;
-    std::vector<double> best_speedups, wins;
-    std::map<std::string, std::vector<double>> cat_speedups;
-    for (const auto& f : fast_thresholds()) s.fast_count[f] = 0;
     if (rule.reverify()) s.reverify_file = rule.reverify()->origin();
-    int max_turn = 0;
-    for (const auto& [pk, u] : units[name]) {
+    for (const auto& [pk, u] : c.units) {
       if (!u.replied) {
         s.units_no_reply++;
         continue;
       }
-      problems.insert(pk.first);
-      s.units++;
       UnitOutcome outcome;
       outcome.problem = pk.first;
       outcome.sample = pk.second;
@@ -148,19 +135,52 @@ std::vector<ConfigSummary> summarize(const corpus::Corpus& corpus, const Verifie
       outcome.first_correct_turn = u.first_correct_turn;
       outcome.best_speedup = u.best_speedup;
       if (u.best) {
-        outcome.best_turn = u.best->turn;
-        outcome.judgement = rule.judge(*u.best);
-        const auto y = eval::Verdict::yardsticks_from_json(u.best->verdict);
-        for (const auto& [bname, b] : y.baselines) {
-          if (b.speedup) outcome.speedup_over[bname] = *b.speedup;
-          if (b.peak) outcome.baseline_peak_fraction[bname] = b.peak->fraction;
-        }
-        if (y.peak) {
-          outcome.peak_fraction = y.peak->fraction;
-          outcome.bound_by = y.peak->bound_by;
-        }
+        outcome.best_turn = u.best_turn;
+        pending.push_back({*u.best, out.size(), s.outcomes.size()});
       }
-      s.outcomes.push_back(outcome);
+      s.outcomes.push_back(std::move(outcome));
+    }
+    out.push_back(std::move(s));
+  }
+  std::sort(pending.begin(), pending.end(), [](const Pending& a, const Pending& b) {
+    return std::tie(a.place.file, a.place.offset) < std::tie(b.place.file, b.place.offset);
+  });
+  for (const auto& p : pending) {
+    auto& outcome = out[p.config].outcomes[p.outcome];
+    auto best = fetch(p.place);
+    if (!best) return best.error();
+    if (best->config != out[p.config].config || best->problem.name != outcome.problem ||
+        best->sample != outcome.sample || best->turn != outcome.best_turn || !best->correct())
+      return make_error("report.corpus_changed", "the best kernel of " + out[p.config].config + " / " +
+                                                     outcome.problem + " sample " + std::to_string(outcome.sample) +
+                                                     " is not where it was read: did the corpus change?");
+    outcome.judgement = rule.judge(*best);
+    const auto y = eval::Verdict::yardsticks_from_json(best->verdict);
+    for (const auto& [bname, b] : y.baselines) {
+      if (b.speedup) outcome.speedup_over[bname] = *b.speedup;
+      if (b.peak) outcome.baseline_peak_fraction[bname] = b.peak->fraction;
+    }
+    if (y.peak) {
+      outcome.peak_fraction = y.peak->fraction;
+      outcome.bound_by = y.peak->bound_by;
+    }
+  }
+
+  size_t ci = 0;
+  for (const auto& [name, c] : configs_) {
+    auto& s = out[ci++];
+    std::set<std::string> problems;
+    std::vector<double> best_speedups, wins;
+    std::map<std::string, std::vector<double>> cat_speedups;
+    for (const auto& f : fast_thresholds()) s.fast_count[f] = 0;
+    int max_turn = 0;
+    size_t oi = 0;
+    for (const auto& [pk, u] : c.units) {
+      if (!u.replied) continue;
+      const auto& outcome = s.outcomes[oi++];
+      max_turn = std::max(max_turn, u.max_turn);
+      problems.insert(pk.first);
+      s.units++;
       auto& cat = s.categories[outcome.category];
       cat.units++;
       if (u.compiled) s.units_compiled++;
@@ -190,8 +210,6 @@ std::vector<ConfigSummary> summarize(const corpus::Corpus& corpus, const Verifie
     }
     s.problems_attempted = static_cast<int>(problems.size());
     s.faster_unverified = s.fast_count["1.0"];
-    for (const auto& [pk, u] : units[name])
-      if (u.replied) max_turn = std::max(max_turn, u.max_turn);
     s.correct_by_turn.assign(static_cast<size_t>(max_turn), 0);
     for (const auto& o : s.outcomes)
       if (o.first_correct_turn)
@@ -218,8 +236,37 @@ std::vector<ConfigSummary> summarize(const corpus::Corpus& corpus, const Verifie
       s.tokens_per_correct = static_cast<double>(s.tokens) / s.units_correct;
       s.cost_per_correct = s.cost_usd / s.units_correct;
     }
-    out.push_back(std::move(s));
   }
+  return out;
+}
+
+std::vector<ConfigSummary> summarize(const corpus::Corpus& corpus, const VerifiedSpeedupRule& rule) {
+  ReportAggregator aggregator;
+  for (size_t i = 0; i < corpus.records.size(); ++i)
+    aggregator.add(corpus::RecordSummary::of(corpus.records[i]), {0, i, 0});  // place: the record's index
+  auto out = aggregator.finish(rule, [&](const corpus::RecordPlace& p) -> Result<corpus::Record> {
+    return corpus.records[p.offset];
+  });
+  return out ? std::move(*out) : std::vector<ConfigSummary>{};  // records in memory are always there
+}
+
+Result<FolderReport> summarize_folder(const std::string& dir, const VerifiedSpeedupRule& rule) {
+  ReportAggregator aggregator;
+  std::vector<corpus::Record> imported;  // few, and summarize_imports reads them whole
+  auto streamed = corpus::stream(
+      dir, [&](const corpus::RecordSummary& s, std::string_view line, const corpus::RecordPlace& place) {
+        if (s.kind != corpus::Kind::imported) {
+          aggregator.add(s, place);
+        } else if (auto r = corpus::parse_record_line(line)) {  // the stream parsed it already: it is valid
+          imported.push_back(std::move(*r));
+        }
+      });
+  if (!streamed) return streamed.error();
+  corpus::RecordReader reader(*streamed);
+  auto summaries = aggregator.finish(rule, [&](const corpus::RecordPlace& p) { return reader.verdict_at(p); });
+  if (!summaries) return summaries.error();
+  FolderReport out{std::move(*summaries), std::move(*streamed)};
+  out.imports.records = std::move(imported);
   return out;
 }
 

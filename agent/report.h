@@ -1,5 +1,6 @@
 #pragma once
 // Campaign figures per configuration, computed from a corpus (docs/campaigns.md defines each one).
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -8,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "agent/reverify_rule.h"
+#include "core/result.h"
 #include "corpus/reader.h"
 
 namespace kf::agent {
@@ -94,9 +96,51 @@ inline const std::vector<std::string>& fast_thresholds() {
   return t;
 }
 
-// One summary per configuration found in the corpus, sorted by name. `rule` decides which speedups
-// are verified (VerifiedSpeedupRule::for_folder(corpus.dir) applies the folder's reverify results).
+// Folds a corpus into one summary per configuration a record at a time. Per unit it keeps its tallies and the
+// place of its best kernel so far (corpus::ranks_above), never a record: memory grows with units, not records.
+// finish() reads each unit's best kernel back, one at a time, to judge it on its whole verdict.
+class ReportAggregator {
+ public:
+  // `place`: where finish() can have this record read back (a file place, or any numbering of the caller's).
+  void add(const corpus::RecordSummary& record, const corpus::RecordPlace& place);
+  // Reads back each unit's best kernel, once, in the order of their places. Only its identity (config, problem,
+  // sample, turn) and verdict are used (corpus::RecordReader::verdict_at).
+  using Fetch = std::function<Result<corpus::Record>(const corpus::RecordPlace&)>;
+  // The summaries, sorted by configuration name. `rule` decides which speedups are verified
+  // (VerifiedSpeedupRule::for_folder(dir) applies the folder's reverify results). An error when a best
+  // kernel cannot be read back.
+  Result<std::vector<ConfigSummary>> finish(const VerifiedSpeedupRule& rule, const Fetch& fetch) const;
+
+ private:
+  struct Unit {
+    std::string category;
+    bool compiled = false;
+    bool correct = false;
+    bool replied = false;
+    std::optional<double> best_speedup;  // the best kernel's (the highest of the unit's correct kernels)
+    std::optional<int> first_correct_turn;
+    int max_turn = 0;  // the last turn with a reply
+    int best_turn = 0;
+    std::optional<corpus::RecordPlace> best;
+  };
+  struct Config {
+    ConfigSummary summary;                                 // the running totals (names, tokens, cost, failures)
+    std::map<std::pair<std::string, int>, Unit> units;     // (problem, sample) -> unit
+  };
+  std::map<std::string, Config> configs_;
+};
+
+// One summary per configuration of an in-memory corpus (its records fed to a ReportAggregator), sorted by name.
 std::vector<ConfigSummary> summarize(const corpus::Corpus& corpus, const VerifiedSpeedupRule& rule = {});
+
+// A run folder's report, streamed (corpus::stream): the campaign summaries and, whole, its imported records
+// (for summarize_imports, import_report.h; `imports` holds the files and damage of the folder too). An error
+// when the folder holds no corpus or a file cannot be read.
+struct FolderReport {
+  std::vector<ConfigSummary> summaries;
+  corpus::Corpus imports;
+};
+Result<FolderReport> summarize_folder(const std::string& dir, const VerifiedSpeedupRule& rule);
 
 std::optional<double> median(std::vector<double> values);
 std::optional<double> geometric_mean(const std::vector<double>& values);
