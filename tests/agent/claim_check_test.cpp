@@ -4,8 +4,8 @@
 
 #include <gtest/gtest.h>
 
-#include "agent/claim_check.h"
-#include "agent/reverify_rule.h"
+#include "agent/claims/claim_check.h"
+#include "agent/claims/reverify_rule.h"
 
 namespace kf::agent {
 namespace {

@@ -7,11 +7,11 @@
 
 #include <gtest/gtest.h>
 
-#include "agent/import_report.h"
-#include "agent/kernelbench_import.h"
-#include "agent/report.h"
-#include "agent/report_html.h"
-#include "agent/status.h"
+#include "agent/report/import_report.h"
+#include "agent/claims/kernelbench_import.h"
+#include "agent/report/report.h"
+#include "agent/report/report_html.h"
+#include "agent/campaign/status.h"
 #include "corpus/reader.h"
 #include "tests/support/command.h"
 

@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include "agent/kernelbench_formats.h"
+#include "agent/claims/kernelbench_formats.h"
 
 namespace kf::agent::kernelbench {
 namespace {

@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include "agent/kernelbench_import.h"
+#include "agent/claims/kernelbench_import.h"
 #include "core/files.h"
 #include "core/hash.h"
 #include "corpus/reader.h"

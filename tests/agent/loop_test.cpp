@@ -5,9 +5,9 @@
 
 #include <gtest/gtest.h>
 
-#include "agent/conversation.h"
-#include "agent/feedback.h"
-#include "agent/loop.h"
+#include "agent/prompt/conversation.h"
+#include "agent/prompt/feedback.h"
+#include "agent/campaign/loop.h"
 #include "corpus/reader.h"
 
 namespace kf::agent {

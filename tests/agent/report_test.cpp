@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "corpus/reader.h"
-#include "agent/report.h"
+#include "agent/report/report.h"
 
 namespace kf::agent {
 namespace {

@@ -6,8 +6,8 @@
 
 #include <gtest/gtest.h>
 
-#include "agent/report.h"
-#include "agent/reverify_rule.h"
+#include "agent/report/report.h"
+#include "agent/claims/reverify_rule.h"
 #include "corpus/reader.h"
 
 namespace kf::agent {
