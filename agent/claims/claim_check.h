@@ -25,7 +25,7 @@ std::string hack_class(const std::string& reason_code);
 // The hack classes reports give a column each, in order (others are counted under "other").
 const std::vector<std::string>& known_hack_classes();
 
-// What kforge's measurement is: the baseline kind its speedup is over (agent/baseline_kind.h; eager today)
+// What kforge's measurement is: the baseline kind its speedup is over (agent/claims/baseline_kind.h; eager today)
 // and the GPU it ran on ("" when unknown).
 struct Measurement {
   std::string baseline_kind = "eager";
@@ -52,7 +52,7 @@ struct ClaimCheck {
 
 // Judges `claim` by kforge's `verdict` (the JSON of `kforge eval --json`). For a claimed-correct
 // solution: holds when kforge finds it correct and the claimed speedup over the measurement's baseline kind,
-// if any, is supported (speedup_supported in agent/reverify_rule.h), else not_reproduced. A claim made on
+// if any, is supported (speedup_supported in agent/claims/reverify_rule.h), else not_reproduced. A claim made on
 // another GPU model (hardware_differs) is judged on kforge's own interval alone: it holds when the claim and
 // kforge's interval lie on the same side of 1.0 (claimed faster: the interval lies above 1.0). For one the run did not call
 // correct: now_correct when kforge does. Otherwise, alike for both: rejected for a reward hack

@@ -1,4 +1,4 @@
-// CUDA-L1's optimized_cuda_code/<gpu>.json (agent/release_formats.h).
+// CUDA-L1's optimized_cuda_code/<gpu>.json (agent/claims/release_formats.h).
 #include <cmath>
 #include <filesystem>
 #include <map>

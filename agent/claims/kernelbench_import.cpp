@@ -36,7 +36,7 @@ struct SourceRun {
   std::vector<fs::path> files;
   bool singles = false;
   int level = 0;     // a run folder's level: its eval_results.json names problem numbers only
-  std::optional<PublishedRun> published;  // a release read whole (agent/release_formats.h)
+  std::optional<PublishedRun> published;  // a release read whole (agent/claims/release_formats.h)
 };
 
 SourceRun from_published(PublishedRun run) {

@@ -3,9 +3,9 @@
 // claim (docs/corpus.md), ready for `kforge reverify` and `kforge report`. Sources: KernelBench run folders
 // (level_<L>_problem_<P>_sample_<S>_kernel.py + eval_results.json, or problem_<P>_kernel.py +
 // detailed_results.json), folders of them, single solution files, CUDA-L1's <gpu>.json files (or their
-// folder) and the KernelBench leaderboard's raw_data.json (agent/release_formats.h). Each solution is
-// classified from its text (agent/solution_kinds.h) and, where the release ships its reference, that
-// reference is compared with the dataset's problem (agent/reference_drift.h). Importing the same solution
+// folder) and the KernelBench leaderboard's raw_data.json (agent/claims/release_formats.h). Each solution is
+// classified from its text (agent/claims/solution_kinds.h) and, where the release ships its reference, that
+// reference is compared with the dataset's problem (agent/claims/reference_drift.h). Importing the same solution
 // again adds nothing: a solution is identified by (source run, level, problem, sample, sha256 of its text).
 // docs/candidates.md.
 #include <map>
@@ -49,7 +49,7 @@ struct ImportedRun {
   std::string hardware;               // the hardware it states ("" when none)
   int entries = 0;                    // entries its results file holds (JSON lines, list members, results)
   std::map<std::string, int> baselines;  // claims with a speedup, per baseline kind
-  std::map<std::string, int> kinds;      // solutions per kind (agent/solution_kinds.h), of those imported
+  std::map<std::string, int> kinds;      // solutions per kind (agent/claims/solution_kinds.h), of those imported
   int references_compared = 0;        // solutions whose own reference was compared with the dataset's problem
   int references_differ = 0;          // ... and found to differ (reference_differs)
   int on_degenerate = 0, on_fooled = 0;  // imported claims on problems the audit finds degenerate / fooled

@@ -1,5 +1,5 @@
 // KernelBench's newer run layout: problem_<P>_kernel.py + detailed_results.json / checkpoint.json
-// (agent/release_formats.h).
+// (agent/claims/release_formats.h).
 #include <algorithm>
 #include <cmath>
 #include <filesystem>

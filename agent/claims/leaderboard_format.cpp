@@ -1,4 +1,4 @@
-// The KernelBench leaderboard's docs/assets/raw_data.json with its problems (agent/release_formats.h).
+// The KernelBench leaderboard's docs/assets/raw_data.json with its problems (agent/claims/release_formats.h).
 #include <cmath>
 #include <filesystem>
 #include <map>

@@ -1,5 +1,5 @@
 #pragma once
-// The published releases `kforge import` reads besides KernelBench's run folders (agent/kernelbench_formats.h):
+// The published releases `kforge import` reads besides KernelBench's run folders (agent/claims/kernelbench_formats.h):
 //   cuda-l1                  CUDA-L1's optimized_cuda_code/<gpu>.json: JSON lines, one per KernelBench task
 //                            (level_id, task_id, ref_code, custom_code, score_default, score_torch_compile_default,
 //                            score_torch_compile_reduce_overhead, score_cuda_graph, score_cudnn); one run per GPU;

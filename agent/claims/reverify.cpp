@@ -112,7 +112,7 @@ std::vector<ReverifiedBaseline> comparisons(const std::vector<BaselineComparison
   return out;
 }
 
-// An imported solution's re-judgement: its claim against kforge's verdict (agent/claim_check.h), and, where
+// An imported solution's re-judgement: its claim against kforge's verdict (agent/claims/claim_check.h), and, where
 // the claim was made against a reference other than the dataset's (reference_differs), against that
 // reference too.
 Rejudged rejudge_imported(const corpus::Record& r, const std::string& dir, eval::EvaluatorPool& pool) {

@@ -1,7 +1,7 @@
 #pragma once
 // `kforge reverify DIR`: re-judges every correct kernel of a corpus with new seeds and a freshly
 // timed baseline, and says which claimed speedups hold within the measured spread; imported solutions
-// (`kforge import`) are judged against their run's claim (agent/claim_check.h). The results go to
+// (`kforge import`) are judged against their run's claim (agent/claims/claim_check.h). The results go to
 // DIR/reverify.json (where `kforge report` finds them) and, with --out, to that file too. Kernels are spread
 // over the evaluators of --gpus / --evaluators; the table keeps the corpus order.
 #include <cstdint>

@@ -61,7 +61,7 @@ struct ReverifyEntry {
   std::optional<SpeedupInterval> interval;
   // Campaign kernels:
   bool best = false;
-  std::string speedup_check;  // agent/reverify_rule.h's SpeedupCheck of the claim
+  std::string speedup_check;  // agent/claims/reverify_rule.h's SpeedupCheck of the claim
   std::optional<SpeedupInterval> claimed_interval;
   // Imported solutions:
   std::string run;

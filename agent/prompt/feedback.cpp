@@ -27,7 +27,7 @@ std::string fmt_optional(const std::optional<double>& v, int decimals) {
 
 std::string percent(double fraction) { return format_significant(fraction * 100, 3) + "%"; }
 
-// How the feedback names a verdict's baseline (claims name theirs with agent/baseline_kind.h).
+// How the feedback names a verdict's baseline (claims name theirs with agent/claims/baseline_kind.h).
 const char* baseline_in_prose(const std::string& name) {
   if (name == "eager") return "eager PyTorch";
   if (name == "compile") return "torch.compile";

@@ -25,9 +25,9 @@ const std::vector<std::string>& template_names();
 class PromptTemplates {
  public:
   // Loads every template from `dir` (default: data_path("prompts")), each from the first of `layers`
-  // (subfolders of `dir`, most specific first, "" = `dir` itself; a candidate format's, agent/candidate_format.h)
-  // that holds it, then applies `overrides` ({"name": "path"}; relative paths resolve against `base_dir`).
-  // Unknown override names are errors.
+  // (subfolders of `dir`, most specific first, "" = `dir` itself; a candidate format's,
+  // agent/prompt/candidate_format.h) that holds it, then applies `overrides` ({"name": "path"}; relative
+  // paths resolve against `base_dir`). Unknown override names are errors.
   static Result<PromptTemplates> load(const nlohmann::json& overrides = nlohmann::json::object(),
                                       const std::string& base_dir = ".", const std::string& dir = "",
                                       const std::vector<std::string>& layers = {""});

@@ -25,13 +25,13 @@ struct ImportedSolution {
   int version = 1;  // the record's turn: 2, 3, ... when the solution's file changed between imports
   corpus::Claim claim;
   bool rejudged = false;    // a reverify result covers it
-  std::string status;       // its status there (agent/claim_check.h, or problem_changed / source_missing)
+  std::string status;       // its status there (agent/claims/claim_check.h, or problem_changed / source_missing)
   std::string verdict;      // kforge's verdict there
   std::optional<double> speedup;
   std::optional<SpeedupInterval> interval;
   std::string reason, hack_class, detail;
   std::string format;                 // the release format it was imported from
-  std::vector<std::string> kinds;     // what it is (agent/solution_kinds.h)
+  std::vector<std::string> kinds;     // what it is (agent/claims/solution_kinds.h)
   bool hardware_differs = false;      // reverify ran on another GPU model than the claim names
   std::string claimed_reference_status;  // reverify's status against the claim's own reference ("" none)
 };

@@ -89,7 +89,7 @@ std::vector<ConfigSummary> summarize(const corpus::Corpus& corpus, const Verifie
   std::map<std::string, ConfigSummary> by_config;
   std::map<std::string, std::map<std::pair<std::string, int>, UnitState>> units;
   for (const auto& r : corpus.records) {
-    if (r.kind == Kind::unit_done || r.kind == Kind::imported) continue;  // imports: agent/import_report.h
+    if (r.kind == Kind::unit_done || r.kind == Kind::imported) continue;  // imports: agent/report/import_report.h
     auto& s = by_config[r.config];
     s.config = r.config;
     if (s.provider.empty()) s.provider = r.provider;

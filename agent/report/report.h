@@ -16,7 +16,7 @@ struct CategorySummary {
   int units = 0;
   int correct = 0;
   int faster = 0;    // correct and speedup > 1
-  int verified = 0;  // of those, verified speedups (agent/reverify_rule.h)
+  int verified = 0;  // of those, verified speedups (agent/claims/reverify_rule.h)
   std::optional<double> median_speedup;
 };
 
@@ -60,7 +60,7 @@ struct ConfigSummary {
   int units_no_reply = 0;      // only provider failures, never a reply
   std::map<std::string, int> fast_count;      // "0", "1.0", "1.5", "2.0" -> units
   int faster_unverified = 0;                  // best speedup > 1 (= fast_count["1.0"]), verified or not
-  int verified_speedups = 0;                  // best speedup verified by the rule (agent/reverify_rule.h)
+  int verified_speedups = 0;                  // best speedup verified by the rule (agent/claims/reverify_rule.h)
   std::map<std::string, int> unverified;      // faster but not verified, by SpeedupCheck name
   std::string reverify_file;                  // the reverify results applied ("" = none found)
   int reverify_covered = 0;                   // faster units whose best kernel reverify re-judged

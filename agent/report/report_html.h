@@ -21,7 +21,7 @@ struct RenderedPlot {
 // plot-clause group after its series (class="series", data-series and a <title> tooltip).
 std::string embeddable_svg(const std::string& svg, const std::string& prefix, const std::vector<std::string>& series);
 
-// With imported solutions (agent/import_report.h), their tables follow the campaign's; a folder of
+// With imported solutions (agent/report/import_report.h), their tables follow the campaign's; a folder of
 // imports alone gets those tables only.
 std::string format_html(const std::vector<ConfigSummary>& summaries, const std::vector<RenderedPlot>& plots,
                         const std::string& title, const ImportReport& imports = {});

@@ -1,6 +1,6 @@
 #pragma once
 // The figures of the html report, as gnuplot scripts built from the configuration summaries
-// (docs/campaigns.md defines every plotted quantity). Rendering is agent/gnuplot.h's job; building the
+// (docs/campaigns.md defines every plotted quantity). Rendering is agent/report/gnuplot.h's job; building the
 // scripts needs no gnuplot, so the data in them is unit-tested.
 #include <string>
 #include <vector>

@@ -1,4 +1,4 @@
-// The report and status of a folder of `kforge import` (agent/import_report.h, agent/status.h): the toy
+// The report and status of a folder of `kforge import` (agent/report/import_report.h, agent/campaign/status.h): the toy
 // run of fixtures/kernelbench_run imported, with a hand-written reverify.json standing for
 // `kforge reverify` (import_integration_test runs the real one).
 #include <filesystem>

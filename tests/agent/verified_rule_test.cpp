@@ -1,4 +1,4 @@
-// The verified-speedup rule (agent/reverify_rule.h) and the report's verified counts, against
+// The verified-speedup rule (agent/claims/reverify_rule.h) and the report's verified counts, against
 // fixtures/verified_corpus; its README.md works every figure out by hand.
 #include <array>
 #include <cstdio>
