@@ -14,7 +14,7 @@
 #include "agent/campaign/manifest.h"
 #include "agent/campaign/problem_set.h"
 #include "agent/campaign/progress.h"
-#include "agent/prompt/prompt_templates.h"
+#include "agent/prompt/prompt_builder.h"
 #include "agent/campaign/scheduler.h"
 #include "agent/campaign/stop_signals.h"
 #include "core/files.h"
@@ -41,7 +41,7 @@ struct ConfigEntry {
   std::string file_hash;
   std::shared_ptr<providers::Provider> provider;
   CandidateSpec candidate;
-  PromptTemplates templates;
+  PromptBuilder prompt;  // what the model sees (agent/prompt/prompt_builder.h)
   UnitSettings settings;
   int samples = 1;
   std::string system_prompt;
@@ -54,7 +54,7 @@ nlohmann::json make_manifest_inputs(const std::vector<ConfigEntry>& configs, con
   for (const auto& c : configs)
     cj[c.config.name] = {{"path", c.config.source_path}, {"sha256", c.file_hash},
                          {"candidate_format", to_string(c.candidate.format)}, {"samples", c.samples},
-                         {"prompts_sha256", c.templates.fingerprint()},
+                         {"prompts_sha256", c.prompt.templates().fingerprint()},
                          {"turns", c.settings.turns}, {"stop_at_first_correct", c.settings.stop_at_first_correct},
                          {"keep_last_attempts", c.settings.keep_last_attempts}};
   // Recorded only when set, so that folders started before these keys existed resume without a change.
@@ -84,7 +84,7 @@ Result<std::vector<ConfigEntry>> load_configs(const CampaignOptions& o, bool cud
     auto templates = PromptTemplates::load(cfg->prompt_overrides, fs::path(path).parent_path().string(), "",
                                            candidate->template_layers);
     if (!templates) return make_error("campaign.config", path + ": " + templates.error().message);
-    ConfigEntry e{*cfg, *sha256_file(path), nullptr, *candidate, *templates, {}, 1, ""};
+    ConfigEntry e{*cfg, *sha256_file(path), nullptr, *candidate, PromptBuilder(*templates, *candidate), {}, 1, ""};
     e.settings.turns = o.turns.value_or(cfg->loop.turns);
     e.settings.stop_at_first_correct = cfg->loop.stop_at_first_correct;
     e.settings.keep_last_attempts = cfg->loop.keep_last_attempts;
@@ -225,8 +225,9 @@ CampaignSummary run_campaign(const CampaignOptions& o) {
 
   auto kforge_h = read_file(eval::kforge_header_path());
   if (!kforge_h) return fail(Outcome::harness_error, "cannot read kforge.h: " + kforge_h.error().message);
-  const TargetMachine machine{env->gpu_name, env->gpu_arch, env->cuda_version};
-  const Allowances allowances{eo.allow_vendor_libs, eo.allow_reduced_precision};
+  const PromptSetting setting{{env->gpu_name, env->gpu_arch, env->cuda_version},
+                              {eo.allow_vendor_libs, eo.allow_reduced_precision},
+                              *kforge_h};
   const bool any_kf_forward = std::any_of(configs.begin(), configs.end(), [](const ConfigEntry& c) {
     return c.candidate.format == CandidateFormat::kf_forward;
   });
@@ -235,27 +236,20 @@ CampaignSummary run_campaign(const CampaignOptions& o) {
   std::map<std::pair<size_t, size_t>, std::string> first_turns;
   for (size_t pi = 0; pi < problems->size(); ++pi) {
     const auto& p = (*problems)[pi];
-    std::string signature;
+    ProblemPrompt problem{p.name, p.source, ""};
     if (any_kf_forward) {
       auto sig = first.signature(p.path);
       if (!sig) return fail(Outcome::bad_input, "problem " + p.name + ": " + sig.error().message);
-      signature = sig->to_c_declaration();
+      problem.signature = sig->to_c_declaration();
     }
     for (size_t ci = 0; ci < configs.size(); ++ci) {
-      TemplateVars vars = format_vars(configs[ci].candidate, machine, allowances);
-      vars["problem_name"] = p.name;
-      vars["problem_source"] = p.source;
-      if (configs[ci].candidate.format == CandidateFormat::kf_forward) {
-        vars["signature"] = signature;
-        vars["kforge_h"] = *kforge_h;
-      }
-      auto first_turn = configs[ci].templates.render("first_turn", vars);
+      auto first_turn = configs[ci].prompt.first_turn(problem, setting);
       if (!first_turn) return fail(Outcome::bad_input, configs[ci].config.name + ": " + first_turn.error().message);
       first_turns[{ci, pi}] = *first_turn;
     }
   }
   for (auto& c : configs) {
-    auto sys = c.templates.render("system", {{"language", c.candidate.language}});
+    auto sys = c.prompt.system_prompt();
     if (!sys) return fail(Outcome::bad_input, c.config.name + ": " + sys.error().message);
     c.system_prompt = *sys;
   }
@@ -309,7 +303,7 @@ CampaignSummary run_campaign(const CampaignOptions& o) {
     job.problem = &(*problems)[pi];
     job.provider = c.provider.get();
     job.judge = &judge;
-    job.templates = &c.templates;
+    job.prompt = &c.prompt;
     job.corpus = writer->get();
     job.run = &run;
     job.candidate = c.candidate;

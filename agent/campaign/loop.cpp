@@ -272,7 +272,7 @@ Result<UnitOutcome> run_unit(const UnitJob& job) {
         return UnitOutcome::harness_failed;
       }
     }
-    auto feedback = render_feedback(*job.templates, verdict, job.candidate.code_label);
+    auto feedback = job.prompt->feedback(verdict);
     if (!feedback) return feedback.error();
     record.verdict = verdict;
     record.feedback = *feedback;

@@ -11,9 +11,9 @@
 
 #include "agent/prompt/candidate_format.h"
 #include "agent/prompt/conversation.h"
+#include "agent/prompt/prompt_builder.h"
 #include "corpus/record.h"
 #include "corpus/writer.h"
-#include "agent/prompt/prompt_templates.h"
 #include "providers/provider.h"
 
 namespace kf::agent {
@@ -76,7 +76,7 @@ struct UnitJob {
   const ProblemInfo* problem = nullptr;
   providers::Provider* provider = nullptr;
   KernelJudge* judge = nullptr;
-  const PromptTemplates* templates = nullptr;
+  const PromptBuilder* prompt = nullptr;  // renders the feedback
   corpus::Writer* corpus = nullptr;
   const RunContext* run = nullptr;
   CandidateSpec candidate;  // the configuration's candidate format on the campaign's backend
