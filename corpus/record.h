@@ -76,7 +76,7 @@ struct ProviderErrorInfo {
   int attempts = 0;
 };
 
-// What a campaign ran on: each record's "environment" and run.json's "environment_last" (agent/manifest.h),
+// What a campaign ran on: each record's "environment" and run.json's "environment_last" (agent/campaign/manifest.h),
 // both written by to_json.
 struct Environment {
   std::string kforge_version, backend, gpu_name, gpu_arch, torch, cuda;
@@ -93,12 +93,12 @@ struct ImportOrigin {
   // The release format it was read from: kernelbench-run (level_<L>_problem_<P>_sample_<S>_kernel.py),
   // kernelbench-run-v2 (problem_<P>_kernel.py + detailed_results.json), cuda-l1, kernelbench-leaderboard.
   std::string format;
-  // What the solution is, read from its text at import (agent/solution_kinds.h): cuda_kernel, triton_kernel,
+  // What the solution is, read from its text at import (agent/claims/solution_kinds.h): cuda_kernel, triton_kernel,
   // cuda_graph, torch_compile, vendor_library, no_own_kernel.
   std::vector<std::string> kinds;
 };
 
-// One speedup a release claims, over the baseline it names (agent/baseline_kind.h: eager, torch_compile,
+// One speedup a release claims, over the baseline it names (agent/claims/baseline_kind.h: eager, torch_compile,
 // torch_compile_reduce_overhead, cuda_graph, cudnn).
 struct ClaimedSpeedup {
   std::string baseline;
@@ -107,14 +107,14 @@ struct ClaimedSpeedup {
 };
 
 // The reference problem a claim was made against, as the release shipped it, and how it compares with the
-// dataset's problem of the same level and number (agent/reference_drift.h).
+// dataset's problem of the same level and number (agent/claims/reference_drift.h).
 struct ClaimReference {
   std::string path;    // companion copy, relative to the corpus folder
   std::string sha256;
   std::string origin;  // where the release keeps it
   std::optional<bool> differs;  // nullopt: not compared
   std::string summary;          // one line: what differs ("" when the same)
-  std::vector<std::string> changes;  // computation, sizes, inputs, init (agent/reference_drift.h)
+  std::vector<std::string> changes;  // computation, sizes, inputs, init (agent/claims/reference_drift.h)
 };
 
 // What the source run said about a solution (its eval_results.json entry and baseline timing). Absent

@@ -1,9 +1,9 @@
 // What candidate_format means per backend, and the shipped templates of every (format, backend).
 #include <gtest/gtest.h>
 
-#include "agent/feedback.h"
-#include "agent/candidate_format.h"
-#include "agent/prompt_templates.h"
+#include "agent/prompt/feedback.h"
+#include "agent/prompt/candidate_format.h"
+#include "agent/prompt/prompt_templates.h"
 
 namespace kf::agent {
 namespace {

@@ -1,11 +1,11 @@
-// What kforge's verdict says about an imported claim (agent/claim_check.h), and the one "supported" rule
-// it shares with the reverify of campaign kernels (agent/reverify_rule.h).
+// What kforge's verdict says about an imported claim (agent/claims/claim_check.h), and the one "supported" rule
+// it shares with the reverify of campaign kernels (agent/claims/reverify_rule.h).
 #include <array>
 
 #include <gtest/gtest.h>
 
-#include "agent/claim_check.h"
-#include "agent/reverify_rule.h"
+#include "agent/claims/claim_check.h"
+#include "agent/claims/reverify_rule.h"
 
 namespace kf::agent {
 namespace {

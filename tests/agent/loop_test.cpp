@@ -5,9 +5,9 @@
 
 #include <gtest/gtest.h>
 
-#include "agent/conversation.h"
-#include "agent/feedback.h"
-#include "agent/loop.h"
+#include "agent/prompt/conversation.h"
+#include "agent/prompt/feedback.h"
+#include "agent/campaign/loop.h"
 #include "corpus/reader.h"
 
 namespace kf::agent {
@@ -109,7 +109,7 @@ class LoopTest : public ::testing::Test {
     fs::remove_all(dir);
     auto t = PromptTemplates::load(nlohmann::json::object(), ".", KFORGE_TEST_SOURCE_DIR "/prompts");
     ASSERT_TRUE(t.ok());
-    templates = *t;
+    prompt = PromptBuilder(*t, CandidateSpec{});
     auto w = corpus::Writer::open(dir.string());
     ASSERT_TRUE(w.ok());
     writer = std::move(*w);
@@ -124,7 +124,7 @@ class LoopTest : public ::testing::Test {
     u.problem = &problem;
     u.provider = &p;
     u.judge = &j;
-    u.templates = &templates;
+    u.prompt = &prompt;
     u.corpus = writer.get();
     u.run = &run;
     u.settings.turns = turns;
@@ -140,7 +140,7 @@ class LoopTest : public ::testing::Test {
   }
 
   fs::path dir;
-  PromptTemplates templates;
+  PromptBuilder prompt;
   std::unique_ptr<corpus::Writer> writer;
   ProblemInfo problem;
   RunContext run;
@@ -334,7 +334,7 @@ TEST_F(LoopTest, KernelBenchFormatStoresPythonSolutionsAndNamesTheFormat) {
   auto t =
       PromptTemplates::load(nlohmann::json::object(), ".", KFORGE_TEST_SOURCE_DIR "/prompts", spec->template_layers);
   ASSERT_TRUE(t.ok()) << t.error().message;
-  templates = *t;
+  prompt = PromptBuilder(*t, *spec);
   const std::string solution = "import torch\n\nclass ModelNew(torch.nn.Module):\n    def forward(self, x):\n"
                                "        return x\n";
   FakeProvider p({kGood, "Done.\n```python\n" + solution + "```\n", "```python\n" + solution + "```\n"});

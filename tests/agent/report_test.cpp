@@ -7,7 +7,7 @@
 
 #include "corpus/reader.h"
 #include "corpus/writer.h"
-#include "agent/report.h"
+#include "agent/report/report.h"
 #include "tests/support/command.h"
 
 namespace kf::agent {

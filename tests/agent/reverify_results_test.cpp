@@ -2,7 +2,7 @@
 // back key for key. Label unit.
 #include <gtest/gtest.h>
 
-#include "agent/reverify_results.h"
+#include "agent/claims/reverify_results.h"
 #include "tests/support/command.h"
 
 using namespace kf::agent;

@@ -5,8 +5,8 @@
 
 #include <gtest/gtest.h>
 
-#include "agent/feedback.h"
-#include "agent/prompt_templates.h"
+#include "agent/prompt/feedback.h"
+#include "agent/prompt/prompt_templates.h"
 
 namespace kf::agent {
 namespace {

@@ -1,4 +1,4 @@
-// The verified-speedup rule (agent/reverify_rule.h) and the report's verified counts, against
+// The verified-speedup rule (agent/claims/reverify_rule.h) and the report's verified counts, against
 // fixtures/verified_corpus; its README.md works every figure out by hand.
 #include <array>
 #include <cstdio>
@@ -6,8 +6,8 @@
 
 #include <gtest/gtest.h>
 
-#include "agent/report.h"
-#include "agent/reverify_rule.h"
+#include "agent/report/report.h"
+#include "agent/claims/reverify_rule.h"
 #include "corpus/reader.h"
 
 namespace kf::agent {
