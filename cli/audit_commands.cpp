@@ -70,19 +70,10 @@ int run_audit_command(const AuditOptions& o) {
     return kExitUsage;
   }
 
-  std::vector<eval::GpuDevice> gpus;
-  if (*backend == eval::Backend::cuda) {
-    auto visible = eval::visible_gpus();
-    if (!visible) {
-      log::error(visible.error().message);
-      return kExitHarness;
-    }
-    gpus = *visible;
-  }
-  auto slots = eval::plan_evaluators(*backend, o.gpus, o.evaluators, gpus);
+  auto slots = eval::plan_evaluators(*backend, o.gpus, o.evaluators);
   if (!slots) {
     log::error(slots.error().message);
-    return kExitUsage;
+    return slots.error().code == "gpu.query" ? kExitHarness : kExitUsage;
   }
   eval::EvaluatorOptions options;
   options.backend = *backend;

@@ -41,7 +41,7 @@ Result<std::vector<GpuDevice>> visible_gpus() {
   command.argv = {"nvidia-smi", "--query-gpu=index,name,uuid", "--format=csv,noheader"};
   auto r = run_captured(command, 30, 1 << 16);
   if (!r.ok() || r->status != CapturedRun::Status::exited || r->exit_code != 0)
-    return make_error("gpu.none", "nvidia-smi lists no GPU on this machine; use --backend host, or check the "
+    return make_error("gpu.query", "nvidia-smi lists no GPU on this machine; use --backend host, or check the "
                                   "NVIDIA driver (`nvidia-smi`)");
   std::vector<GpuDevice> all;
   for (const auto& line : split(r->output, '\n')) {
@@ -100,6 +100,16 @@ Result<std::vector<EvaluatorSlot>> plan_evaluators(Backend backend, const std::s
     slots.push_back({static_cast<int>(slots.size()), visible[static_cast<size_t>(*i)]});
   }
   return slots;
+}
+
+Result<std::vector<EvaluatorSlot>> plan_evaluators(Backend backend, const std::string& gpus, int evaluators) {
+  std::vector<GpuDevice> visible;
+  if (backend == Backend::cuda) {
+    auto listed = visible_gpus();
+    if (!listed) return listed.error();
+    visible = std::move(*listed);
+  }
+  return plan_evaluators(backend, gpus, evaluators, visible);
 }
 
 std::string describe(const EvaluatorSlot& s) {

@@ -38,6 +38,10 @@ struct EvaluatorSlot {
 Result<std::vector<EvaluatorSlot>> plan_evaluators(Backend backend, const std::string& gpus, int evaluators,
                                                    const std::vector<GpuDevice>& visible);
 
+// The same over the GPUs visible now (asked of nvidia-smi on the cuda backend only). A failed query is the error
+// code `gpu.query` (the machine's fault, not the arguments').
+Result<std::vector<EvaluatorSlot>> plan_evaluators(Backend backend, const std::string& gpus, int evaluators);
+
 // "slot 0 on GPU 0 (NVIDIA H200, GPU-…)" / "slot 1 (host)".
 std::string describe(const EvaluatorSlot& slot);
 

@@ -144,14 +144,10 @@ CampaignSummary run_campaign(const CampaignOptions& o) {
     shard = *parsed;
   }
   // One evaluator per GPU (or --evaluators on host).
-  std::vector<eval::GpuDevice> gpus;
-  if (cuda) {
-    auto visible = eval::visible_gpus();
-    if (!visible) return fail(Outcome::harness_error, visible.error().message);
-    gpus = *visible;
-  }
-  auto slots = eval::plan_evaluators(*backend, o.gpus, o.evaluators, gpus);
-  if (!slots) return fail(Outcome::bad_input, slots.error().message);
+  auto slots = eval::plan_evaluators(*backend, o.gpus, o.evaluators);
+  if (!slots)
+    return fail(slots.error().code == "gpu.query" ? Outcome::harness_error : Outcome::bad_input,
+                slots.error().message);
   const std::string out = o.out.empty() ? default_out_dir(o) : o.out;
   summary.out = out;
   std::error_code ec;

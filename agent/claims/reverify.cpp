@@ -215,19 +215,10 @@ int run_reverify(const ReverifyOptions& o) {
     log::error(backend.error().message);
     return kExitUsage;
   }
-  std::vector<eval::GpuDevice> gpus;
-  if (*backend == eval::Backend::cuda) {
-    auto visible = eval::visible_gpus();
-    if (!visible) {
-      log::error(visible.error().message);
-      return kExitHarness;
-    }
-    gpus = *visible;
-  }
-  auto slots = eval::plan_evaluators(*backend, o.gpus, o.evaluators, gpus);
+  auto slots = eval::plan_evaluators(*backend, o.gpus, o.evaluators);
   if (!slots) {
     log::error(slots.error().message);
-    return kExitUsage;
+    return slots.error().code == "gpu.query" ? kExitHarness : kExitUsage;
   }
   uint64_t seed = o.seed ? *o.seed : (static_cast<uint64_t>(std::random_device{}()) << 16) ^ 0x5eed;
   eval::EvaluatorOptions eo;
