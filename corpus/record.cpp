@@ -193,29 +193,12 @@ EvaluatorRef EvaluatorRef::from_json(const json& j) {
   return e;
 }
 
-std::string Record::verdict_name() const {
-  if (!verdict.is_object()) return "";
-  auto it = verdict.find("verdict");
-  return it != verdict.end() && it->is_string() ? it->get<std::string>() : "";
-}
+std::string Record::verdict_name() const { return verdict ? eval::to_string(verdict->kind) : ""; }
 
-bool Record::correct() const {
-  if (kind != Kind::evaluation || !verdict.is_object()) return false;
-  auto it = verdict.find("correct");
-  return it != verdict.end() && it->is_boolean() && it->get<bool>();
-}
+bool Record::correct() const { return kind == Kind::evaluation && verdict && verdict->correct(); }
 
-namespace {
-std::optional<double> verdict_number(const json& v, const char* k) {
-  if (!v.is_object()) return std::nullopt;
-  auto it = v.find(k);
-  if (it == v.end() || !it->is_number()) return std::nullopt;
-  return it->get<double>();
-}
-}  // namespace
-
-std::optional<double> Record::speedup() const { return verdict_number(verdict, "speedup"); }
-std::optional<double> Record::ref_time_ms() const { return verdict_number(verdict, "ref_time_ms"); }
+std::optional<double> Record::speedup() const { return verdict ? verdict->speedup : std::nullopt; }
+std::optional<double> Record::ref_time_ms() const { return verdict ? verdict->ref_time_ms : std::nullopt; }
 std::optional<double> Claim::speedup_over(const std::string& baseline) const {
   for (const auto& s : speedups)
     if (s.baseline == baseline) return s.speedup;
@@ -277,7 +260,7 @@ json Record::to_json() const {
                     {"reasoning_chars", reply->reasoning_chars}};
     if (kind == Kind::evaluation) j["extraction"] = extraction;
     j["source"] = source_json(source);
-    j["verdict"] = verdict;
+    j["verdict"] = verdict ? verdict->to_json() : json();
     if (kind == Kind::evaluation) j["feedback"] = feedback;
     if (evaluator) j["evaluator"] = evaluator->to_json();
   }
@@ -329,7 +312,7 @@ Result<Record> Record::from_json(const json& j) {
     }
     if (f.has("verdict")) {
       if (!j["verdict"].is_object()) throw FieldError("verdict is not an object");
-      r.verdict = j["verdict"];
+      r.verdict = eval::Verdict::from_json(j["verdict"]);
     }
     r.feedback = f.str("feedback");
     if (f.has("environment")) {

@@ -1,6 +1,6 @@
 #pragma once
 // One corpus record, typed: the only code that knows how a record looks on disk (to_json / from_json).
-// Schema and meaning of every field: docs/corpus.md. Depends on core/ only.
+// Schema and meaning of every field: docs/corpus.md. Depends on core/ and the verdict (verdict/verdict.h).
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/result.h"
+#include "verdict/verdict.h"
 
 namespace kf::corpus {
 
@@ -178,7 +179,7 @@ struct Record {
   std::optional<ReplyRef> reply;
   std::string extraction;             // ok | no_code_block | no_kf_forward
   std::optional<SourceRef> source;
-  nlohmann::json verdict;             // `kforge eval --json` (docs/evaluator.md); null when absent
+  std::optional<eval::Verdict> verdict;  // `kforge eval --json` (docs/evaluator.md), or no_code; absent: null
   std::string feedback;
   std::optional<Environment> environment;
   std::optional<EvaluatorRef> evaluator;

@@ -243,7 +243,7 @@ RecordSummary RecordSummary::of(const Record& r) {
   s.model = r.model;
   s.candidate_format = r.candidate_format;
   s.category = r.problem.category;
-  s.verdict = r.verdict_name();
+  if (r.verdict) s.verdict = r.verdict->kind;
   s.error_kind = r.error ? r.error->kind : "";
   s.speedup = r.speedup();
   return s;
@@ -255,6 +255,7 @@ std::optional<RecordSummary> summarize_line(std::string_view line) {
   std::string kind_text;
   bool have_kind = false, have_config = false, have_problem_name = false;
   std::optional<bool> verdict_correct, claim_correct;
+  std::optional<std::string> verdict_name;
   bool verdict_object = false;
   std::string text;
   bool present = false;
@@ -313,8 +314,14 @@ std::optional<RecordSummary> summarize_line(std::string_view line) {
       if (key == "verdict") verdict_object = true;
       return s.object([&](std::string_view k) -> bool {
         if (key == "verdict") {
-          // Record::verdict_name and speedup() read these leniently: a value of another type is absent.
-          if (k == "verdict" && s.peek() == '"') return read_string(s, out.verdict, present);
+          // The three fields of the verdict read here are read as eval::Verdict::from_json reads them: a value
+          // of another type is absent, and the kind follows the owner's rule (recorded_kind).
+          if (k == "verdict" && s.peek() == '"') {
+            std::string name;
+            if (!read_string(s, name, present)) return false;
+            verdict_name = std::move(name);
+            return true;
+          }
           if (k == "speedup") {
             const char c = s.peek();
             if (c == '-' || (c >= '0' && c <= '9')) {
@@ -365,7 +372,8 @@ std::optional<RecordSummary> summarize_line(std::string_view line) {
   if (!kind) return std::nullopt;
   out.kind = *kind;
   if (out.kind == Kind::imported) return std::nullopt;  // rare; the full parser checks its required parts
-  out.correct = out.kind == Kind::evaluation && verdict_object && verdict_correct.value_or(false);
+  if (verdict_object) out.verdict = eval::recorded_kind(verdict_name, verdict_correct);
+  out.correct = out.kind == Kind::evaluation && out.verdict == eval::VerdictKind::correct;
   out.claimed_correct = false;
   (void)claim_correct;
   return out;
@@ -409,8 +417,9 @@ std::optional<Record> verdict_of_line(std::string_view line) {
   if (!kind) return std::nullopt;
   out.kind = *kind;
   if (!verdict.empty()) {
-    out.verdict = nlohmann::json::parse(verdict, nullptr, false);
-    if (out.verdict.is_discarded()) return std::nullopt;
+    auto parsed = nlohmann::json::parse(verdict, nullptr, false);
+    if (parsed.is_discarded()) return std::nullopt;
+    out.verdict = eval::Verdict::from_json(parsed);
   }
   return out;
 }

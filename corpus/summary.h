@@ -23,8 +23,9 @@ struct RecordSummary {
   bool correct = false;          // an evaluation whose verdict is correct (Record::correct)
   bool claimed_correct = false;  // an imported record its run called correct (Record::claimed_correct)
   std::string recorded_at;
-  // What reports count besides: names, the verdict's name and speedup, a failure's kind.
-  std::string provider, model, candidate_format, category, verdict, error_kind;
+  // What reports count besides: names, the verdict's kind and speedup, a failure's kind.
+  std::string provider, model, candidate_format, category, error_kind;
+  std::optional<eval::VerdictKind> verdict;  // absent: the record holds no verdict
   std::optional<double> speedup;
   static RecordSummary of(const Record& r);
 };

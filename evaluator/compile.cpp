@@ -24,12 +24,11 @@ namespace {
 
 constexpr size_t kOutputCap = 64 * 1024;
 
-Verdict failure_verdict(const std::string& source, const std::string& verdict, std::vector<Reason> reasons,
+Verdict failure_verdict(const std::string& source, VerdictKind kind, std::vector<Reason> reasons,
                         const std::string& output, double compile_s) {
   Verdict v;
   v.problem = "";
-  v.verdict = verdict;
-  v.correct = false;
+  v.kind = kind;
   v.reasons = std::move(reasons);
   v.compiler_output = output;
   v.compile_s = compile_s;
@@ -59,18 +58,18 @@ std::string first_error_lines(const std::string& output) {
 std::optional<CompileFailure> refuse_library(const std::string& path, bool allow_vendor_libs, const std::string& what) {
   std::error_code size_ec;
   if (const auto size = fs::file_size(path, size_ec); !size_ec && size > kMaxLibraryBytes)
-    return CompileFailure{"rejected",
+    return CompileFailure{VerdictKind::rejected,
                           {{"rejected.library_too_large",
                             what + " is " + std::to_string(size >> 20) + " MiB, more than the " +
                                 std::to_string(kMaxLibraryBytes >> 20) +
                                 " MiB a candidate may take (large initialised arrays? allocate and fill buffers at run "
                                 "time instead)"}}};
   auto vendors = vendor_libraries_used(path);
-  if (!vendors.ok()) return CompileFailure{"compile_error", {{"compile_error.bad_library", vendors.error().message}}};
+  if (!vendors.ok()) return CompileFailure{VerdictKind::compile_error, {{"compile_error.bad_library", vendors.error().message}}};
   if (vendors->empty() || allow_vendor_libs) return std::nullopt;
   std::string names;
   for (const auto& v : *vendors) names += (names.empty() ? "" : ", ") + v;
-  return CompileFailure{"rejected",
+  return CompileFailure{VerdictKind::rejected,
                         {{"rejected.vendor_library", what + " uses vendor libraries (" + names +
                                                          "), which this evaluation does not allow (--allow-vendor-libs)"}}};
 }
@@ -112,7 +111,7 @@ Compiled Compiler::compile(const std::string& source_path) {
   bool is_cuda = ext == ".cu";
   bool is_host = ext == ".cpp" || ext == ".cc" || ext == ".cxx";
   if ((config_.backend == Backend::cuda && !is_cuda) || (config_.backend == Backend::host && !is_host)) {
-    c.failure = failure_verdict(source_path, "harness_error",
+    c.failure = failure_verdict(source_path, VerdictKind::harness_error,
                                 {{"usage.candidate_kind", "candidate " + source_path + " does not fit the " +
                                                               to_string(config_.backend) +
                                                               " backend: cuda takes a .cu file, host a .cpp file (either takes a KernelBench "
@@ -122,7 +121,7 @@ Compiled Compiler::compile(const std::string& source_path) {
   }
   auto source = read_file(source_path);
   if (!source.ok()) {
-    c.failure = failure_verdict(source_path, "harness_error",
+    c.failure = failure_verdict(source_path, VerdictKind::harness_error,
                                 {{"usage.candidate_unreadable", "cannot read candidate " + source_path + ": " +
                                                                     source.error().message}},
                                 "", 0);
@@ -157,7 +156,7 @@ Compiled Compiler::compile(const std::string& source_path) {
   // Private folder per job: the compiler sees the candidate and the toolchain, nothing of kforge's.
   std::string tmpl = (fs::temp_directory_path() / "kforge-compile-XXXXXX").string();
   if (!mkdtemp(tmpl.data())) {
-    c.failure = failure_verdict(source_path, "harness_error",
+    c.failure = failure_verdict(source_path, VerdictKind::harness_error,
                                 {{"harness.compile_tmp", "cannot create a private compile folder under " +
                                                              fs::temp_directory_path().string()}},
                                 "", 0);
@@ -192,7 +191,7 @@ Compiled Compiler::compile(const std::string& source_path) {
   CompileCacheEntry entry;
   if (!job.ok()) {
     fs::remove_all(work, ec);
-    c.failure = failure_verdict(source_path, "harness_error", {{"harness.compile_launch", job.error().message}}, "",
+    c.failure = failure_verdict(source_path, VerdictKind::harness_error, {{"harness.compile_launch", job.error().message}}, "",
                                 now_s() - t0);
     return c;
   }
@@ -200,13 +199,13 @@ Compiled Compiler::compile(const std::string& source_path) {
   if (job->stdout_truncated || job->stderr_truncated) output += "\n[compiler output truncated]\n";
   entry.output = output;
   if (job->status == sandbox::Outcome::Status::timeout) {
-    entry.failure = CompileFailure{"compile_error",
+    entry.failure = CompileFailure{VerdictKind::compile_error,
                                    {{"compile_error.timeout", "the compiler ran past its time limit (" +
                                                                   std::to_string(static_cast<int>(config_.timeout_s)) +
                                                                   " s wall) and was stopped"}}};
   } else if (job->status == sandbox::Outcome::Status::launch_failed) {
     fs::remove_all(work, ec);
-    c.failure = failure_verdict(source_path, "harness_error",
+    c.failure = failure_verdict(source_path, VerdictKind::harness_error,
                                 {{"harness.compile_launch", "cannot start the compiler: " + job->launch_error}}, "",
                                 now_s() - t0);
     return c;
@@ -216,7 +215,7 @@ Compiled Compiler::compile(const std::string& source_path) {
     // failure, not the candidate's, so it is neither cached nor reported as a compile error.
     fs::remove_all(work, ec);
     c.failure = failure_verdict(
-        source_path, "harness_error",
+        source_path, VerdictKind::harness_error,
         {{"harness.compile_sandbox", "the compiler ended without any output (exit " + std::to_string(job->exit_code) +
                                          ", signal " + std::to_string(job->signal) +
                                          "): the sandbox could not run it; retry, and run `kforge selftest` if "
@@ -227,7 +226,7 @@ Compiled Compiler::compile(const std::string& source_path) {
              !fs::exists(work / "candidate.so")) {
     std::string detail = first_error_lines(output);
     if (job->memory_limit_hit) detail = "the compiler ran out of its memory limit\n" + detail;
-    entry.failure = CompileFailure{"compile_error", {{"compile_error", detail}}};
+    entry.failure = CompileFailure{VerdictKind::compile_error, {{"compile_error", detail}}};
   } else {
     // Kept out of the cache (and so off the disk) when too large: a kernel needs no hundreds of MB of data.
     entry.failure = refuse_library((work / "candidate.so").string(), config_.allow_vendor_libs, "the candidate");
@@ -241,7 +240,7 @@ Compiled Compiler::compile(const std::string& source_path) {
     if (!ec) fs::rename(tmp_lib, lib, ec);
     if (ec) {
       fs::remove_all(work, ec);
-      c.failure = failure_verdict(source_path, "harness_error",
+      c.failure = failure_verdict(source_path, VerdictKind::harness_error,
                                   {{"harness.cache", "cannot write to the compile cache " + dir.string() +
                                                          " (set --cache-dir to a writable folder)"}},
                                   output, now_s() - t0);

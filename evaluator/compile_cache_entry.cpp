@@ -29,7 +29,7 @@ nlohmann::json to_json(const std::vector<CachedExtension>& extensions) {
 }
 
 nlohmann::json CompileCacheEntry::to_json() const {
-  nlohmann::json j{{"status", failure ? failure->verdict : "ok"}, {"output", output}};
+  nlohmann::json j{{"status", failure ? to_string(failure->verdict) : "ok"}, {"output", output}};
   if (failure) {
     j["reasons"] = nlohmann::json::array();
     for (const auto& r : failure->reasons) j["reasons"].push_back({{"code", r.code}, {"detail", r.detail}});
@@ -49,7 +49,10 @@ std::optional<CompileCacheEntry> CompileCacheEntry::from_json(const nlohmann::js
   if (auto it = j.find("used_pch"); it != j.end() && it->is_boolean()) e.used_pch = it->get<bool>();
   if (auto it = j.find("static"); it != j.end()) e.static_findings = *it;
   if (status != "ok") {
-    CompileFailure f{status, {}};
+    // A status that names no verdict is not an entry this kforge wrote: the compile is done again.
+    const auto kind = parse_verdict_kind(status);
+    if (!kind) return std::nullopt;
+    CompileFailure f{*kind, {}};
     if (auto it = j.find("reasons"); it != j.end() && it->is_array())
       for (const auto& r : *it)
         if (r.is_object()) f.reasons.push_back({string_of(r, "code"), string_of(r, "detail")});

@@ -10,13 +10,13 @@
 #include <string>
 #include <vector>
 
-#include "evaluator/verdict.h"
+#include "verdict/verdict.h"
 
 namespace kf::eval {
 
 // Why a compile failed: the verdict it earns (compile_error, rejected, harness_error) and its reasons.
 struct CompileFailure {
-  std::string verdict;
+  VerdictKind verdict = VerdictKind::compile_error;
   std::vector<Reason> reasons;
 };
 

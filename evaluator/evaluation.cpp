@@ -66,7 +66,7 @@ bool Evaluator::Impl::oracle_failed(Verdict& v, const Error& e) {
     v.reasons.push_back({"rejected.buffer_tampered", e.message});
     return true;
   }
-  v.verdict = "harness_error";
+  v.kind = VerdictKind::harness_error;
   v.reasons.push_back({e.code == "oracle.problem" ? "problem.invalid" : "harness.oracle", e.message});
   return true;
 }
@@ -238,21 +238,19 @@ Verdict Evaluator::Impl::evaluate(const std::string& problem, const Compiled& co
     f.candidate_kind = v.candidate_kind;
     f.compile_s = compiled.compile_s;
     f.flags = v.flags;
-    f.correct = false;
     clean_verdict(f);
     return f;
   }
-  v.verdict = "correct";
+  v.kind = VerdictKind::correct;
   v.checks = {{"trials", nlohmann::json::array()},
               {"precision", opt.precision},
               {"tolerances", tolerances_json()},
               {"reduced_precision_allowed", opt.allow_reduced_precision}};
 
   auto harness = [&](const std::string& code, const std::string& detail) {
-    v.verdict = "harness_error";
+    v.kind = VerdictKind::harness_error;
     v.reasons.push_back({code, detail});
     v.eval_s = now_s() - t0;
-    v.correct = false;
     clean_verdict(v);
     return v;
   };
@@ -483,7 +481,7 @@ Verdict Evaluator::Impl::evaluate(const std::string& problem, const Compiled& co
   if (!s.runner.tree_empty()) v.flags.push_back("runner_survivors_killed");
 
   finalize(v);
-  if (v.correct && timing_plan && v.time_ms) {
+  if (v.correct() && timing_plan && v.time_ms) {
     const int64_t bytes = timed_trial_bytes;
     v.checks["bytes_moved"] = bytes;
     // The seeds announced at setup: those whose shapes the timed rounds drew (docs/evaluator.md, "Yardsticks").
@@ -501,8 +499,7 @@ Verdict Evaluator::Impl::evaluate(const std::string& problem, const Compiled& co
         v.checks["timing"]["floor_ms"] = floor_ms;
         if (r) {
           v.reasons.push_back(*r);
-          v.verdict = "rejected";
-          v.correct = false;
+          finalize(v);
         }
       }
     }

@@ -125,7 +125,7 @@ Compiled Evaluator::compile(const std::string& source_path) {
   out.source_path = source_path;
   Verdict v;
   v.candidate_kind = to_string(kind);
-  v.verdict = "harness_error";
+  v.kind = VerdictKind::harness_error;
   v.reasons = {{"harness.gpu_arch", impl_->compiler_setup_error}};
   out.failure = v;
   return out;

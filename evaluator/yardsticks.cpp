@@ -106,8 +106,7 @@ void Evaluator::Impl::measure_yardsticks(Verdict& v, const Plan& plan, bool copi
       } else if (base.error().code == "oracle.candidate") {
         // The runner left the shared buffers broken on its way out (a truncated slot file): its doing.
         v.reasons.push_back({"rejected.buffer_tampered", base.error().message});
-        v.verdict = "rejected";
-        v.correct = false;
+        finalize(v);
         return;
       } else {
         bt.error = base.error().message;

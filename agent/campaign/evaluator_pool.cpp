@@ -18,10 +18,10 @@ Judgment PoolJudge::judge(const ProblemInfo& problem, const std::string& source_
   // Compiling needs no GPU and is thread-safe; every evaluator shares the compile cache.
   eval::Compiled compiled = pool_.evaluator(0).compile(source_path);
   compile_slots_.release();
-  if (!compiled.ok()) return {compiled.failure->to_json(), std::nullopt};
+  if (!compiled.ok()) return {*compiled.failure, std::nullopt};
   auto lease = pool_.acquire();
   eval::Verdict v = lease.evaluator().evaluate(problem.path, compiled);
-  return {v.to_json(), evaluator_ref(lease.slot())};
+  return {std::move(v), evaluator_ref(lease.slot())};
 }
 
 }  // namespace kf::agent

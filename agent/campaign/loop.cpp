@@ -11,7 +11,7 @@
 #include "core/hash.h"
 #include "core/log.h"
 #include "core/secrets.h"
-#include "evaluator/verdict.h"
+#include "verdict/verdict.h"
 #include "corpus/reply_document.h"
 
 namespace kf::agent {
@@ -63,9 +63,8 @@ struct Resumed {
   }
 };
 
-std::optional<double> peak_fraction_of(const nlohmann::json& verdict) {
-  auto y = eval::Verdict::yardsticks_from_json(verdict);
-  return y.peak ? std::optional<double>(y.peak->fraction) : std::nullopt;
+std::optional<double> peak_fraction_of(const std::optional<eval::Verdict>& verdict) {
+  return verdict && verdict->peak ? std::optional<double>(verdict->peak->fraction) : std::nullopt;
 }
 
 Result<Resumed> resume_state(const UnitJob& job) {
@@ -248,11 +247,11 @@ Result<UnitOutcome> run_unit(const UnitJob& job) {
     record.queue_wait_s = queue_wait_s;
     record.environment = job.run->environment;
 
-    nlohmann::json verdict;
+    eval::Verdict verdict;
     Extraction ex = extract_candidate(job.candidate.format, reply.answer);
     if (!ex.source) {
       record.extraction = ex.failure;
-      verdict = no_code_verdict(ex.failure, ex.message);
+      verdict = eval::Verdict::no_code(ex.failure, ex.message);
     } else {
       record.extraction = "ok";
       auto src_path = job.corpus->write_companion("sources", stem + job.candidate.source_extension, *ex.source);
@@ -260,15 +259,16 @@ Result<UnitOutcome> run_unit(const UnitJob& job) {
       record.source = corpus::SourceRef{*src_path, sha256_hex(*ex.source)};
       const std::string abs_source = fs::absolute(fs::path(job.corpus->dir()) / *src_path).string();
       Judgment judged = job.judge->judge(*job.problem, abs_source);
-      verdict = eval::Verdict::with_primary_baseline(std::move(judged.verdict), job.settings.baseline);
+      verdict = std::move(judged.verdict);
+      verdict.choose_primary_baseline(job.settings.baseline);
       record.evaluator = judged.evaluator;
-      if (verdict.value("verdict", "") == "harness_error") {
+      if (verdict.kind == eval::VerdictKind::harness_error) {
         auto r = record;
         r.kind = corpus::Kind::harness_failure;
         r.extraction.clear();
         r.verdict = verdict;
         if (auto s = append(job, std::move(r)); !s) return s.error();
-        log::error("harness failure judging " + stem + ": " + verdict.dump());
+        log::error("harness failure judging " + stem + ": " + verdict.to_json().dump());
         return UnitOutcome::harness_failed;
       }
     }
@@ -280,10 +280,9 @@ Result<UnitOutcome> run_unit(const UnitJob& job) {
 
     st.attempts.push_back({reply.answer, *feedback});
     st.next_turn = turn + 1;
-    st.last_correct = verdict.value("correct", false);
+    st.last_correct = verdict.correct();
     if (st.last_correct) {
-      double sp = verdict.value("speedup", nlohmann::json()).is_number() ? verdict["speedup"].get<double>() : 0.0;
-      st.correct_kernel(turn, sp, peak_fraction_of(verdict));
+      st.correct_kernel(turn, verdict.speedup.value_or(0.0), peak_fraction_of(verdict));
       if (job.settings.stop_at_first_correct) {
         if (auto s = finish(job, turn, "correct", st); !s) return s.error();
         return UnitOutcome::done;

@@ -31,7 +31,7 @@ struct ProblemInfo {
 
 // What a judge answers: the verdict and the evaluator (slot, GPU) that produced it.
 struct Judgment {
-  nlohmann::json verdict;  // the verdict JSON of `kforge eval --json`
+  eval::Verdict verdict;
   std::optional<corpus::EvaluatorRef> evaluator;
 };
 

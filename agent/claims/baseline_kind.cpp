@@ -2,7 +2,7 @@
 
 #include <map>
 
-#include "evaluator/verdict.h"
+#include "verdict/verdict.h"
 
 namespace kf::agent {
 
@@ -23,12 +23,13 @@ std::string baseline_label(const std::string& kind) {
   return it == labels.end() ? (kind.empty() ? "eager" : kind) : it->second;
 }
 
-std::optional<SpeedupFigure> measured_speedup(const nlohmann::json& verdict, const std::string& kind) {
+std::optional<SpeedupFigure> measured_speedup(const eval::Verdict& verdict, const std::string& kind) {
   // kforge times eager and torch.compile (default mode); the verdict's own speedup is over its primary one.
   const std::string name = kind == "eager" ? "eager" : kind == "torch_compile" ? "compile" : "";
   if (name.empty()) return std::nullopt;
-  const auto over = eval::Verdict::with_primary_baseline(verdict, name);
-  if (over.value("baseline", std::string("eager")) != name) return std::nullopt;
+  eval::Verdict over = verdict;
+  over.choose_primary_baseline(name);
+  if (over.baseline != name) return std::nullopt;
   return speedup_figure(over);
 }
 

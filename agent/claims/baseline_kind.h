@@ -7,9 +7,8 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "agent/claims/reverify_rule.h"
+#include "verdict/verdict.h"
 
 namespace kf::agent {
 
@@ -20,6 +19,6 @@ std::string baseline_label(const std::string& kind);
 
 // kforge's measured speedup over `kind`, with its interval; nullopt when the verdict measured no such
 // baseline (torch.compile only where the compile baseline was timed; never the other kinds).
-std::optional<SpeedupFigure> measured_speedup(const nlohmann::json& verdict, const std::string& kind);
+std::optional<SpeedupFigure> measured_speedup(const eval::Verdict& verdict, const std::string& kind);
 
 }  // namespace kf::agent

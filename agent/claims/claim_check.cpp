@@ -10,20 +10,6 @@
 namespace kf::agent {
 namespace {
 
-// The reason that decided the verdict: the first whose code belongs to the verdict's class.
-std::pair<std::string, std::string> deciding_reason(const nlohmann::json& v, const std::string& verdict) {
-  if (!v.contains("reasons") || !v["reasons"].is_array()) return {verdict, ""};
-  std::pair<std::string, std::string> first;
-  for (const auto& r : v["reasons"]) {
-    if (!r.is_object() || !r.contains("code") || !r["code"].is_string()) continue;
-    const std::string code = r["code"].get<std::string>();
-    const std::string detail = r.value("detail", nlohmann::json("")).is_string() ? r.value("detail", "") : "";
-    if (first.first.empty()) first = {code, detail};
-    if (code == verdict || code.rfind(verdict + ".", 0) == 0) return {code, detail};
-  }
-  return first.first.empty() ? std::make_pair(verdict, std::string()) : first;
-}
-
 std::string speedup_text(const SpeedupFigure& f) {
   std::string s = format_fixed(f.value, 2) + "x";
   if (f.interval) s += " [" + format_fixed(f.interval->low, 2) + ", " + format_fixed(f.interval->high, 2) + "]";
@@ -70,15 +56,13 @@ bool same_side(double claimed, const SpeedupFigure& measured) {
 
 }  // namespace
 
-ClaimCheck check_claim(const corpus::Claim& claim, const nlohmann::json& v, const Measurement& m) {
+ClaimCheck check_claim(const corpus::Claim& claim, const eval::Verdict& v, const Measurement& m) {
+  using eval::VerdictKind;
   ClaimCheck c;
   c.baseline_kind = m.baseline_kind;
   c.hardware_differs = same_gpu(claim.hardware, m.hardware) == std::optional<bool>(false);
-  const std::string verdict = v.is_object() && v.contains("verdict") && v["verdict"].is_string()
-                                  ? v["verdict"].get<std::string>()
-                                  : "harness_error";
   const bool claimed_correct = claim.correct.value_or(false);
-  if (verdict == "correct" && v.value("correct", false)) {
+  if (v.correct()) {
     auto supported = [&](double claimed, const SpeedupFigure& measured) {
       return c.hardware_differs ? same_side(claimed, measured)
                                 : speedup_supported(SpeedupFigure{claimed, std::nullopt}, measured);
@@ -115,16 +99,19 @@ ClaimCheck check_claim(const corpus::Claim& claim, const nlohmann::json& v, cons
                (c.hardware_differs ? " (hardware_differs: judged on kforge's interval)" : "");
     return c;
   }
-  auto [code, detail] = deciding_reason(v, verdict);
+  const auto deciding = v.deciding_reason();
+  const std::string code = deciding ? deciding->code : eval::to_string(v.kind);
+  const std::string detail = deciding ? deciding->detail : "";
   c.reason = code;
   c.detail = detail.size() > 300 ? detail.substr(0, 300) + "..." : detail;
-  if (verdict == "rejected" || (verdict == "incorrect" && !hack_class(code).empty())) {
+  if (v.kind == VerdictKind::rejected || (v.kind == VerdictKind::incorrect && !hack_class(code).empty())) {
     c.status = "rejected";
     c.hack_class = hack_class(code);
     if (c.hack_class.empty()) c.hack_class = "other";
-  } else if (verdict == "incorrect") {
+  } else if (v.kind == VerdictKind::incorrect) {
     c.status = "now_incorrect";
-  } else if (verdict == "compile_error" || verdict == "runtime_error" || verdict == "timeout") {
+  } else if (v.kind == VerdictKind::compile_error || v.kind == VerdictKind::runtime_error ||
+             v.kind == VerdictKind::timeout) {
     c.status = "fails";
   } else {
     c.status = "harness_error";

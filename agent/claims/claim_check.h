@@ -6,10 +6,9 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "agent/claims/reverify_rule.h"
 #include "corpus/record.h"
+#include "verdict/verdict.h"
 
 namespace kf::agent {
 
@@ -50,7 +49,7 @@ struct ClaimCheck {
   std::vector<BaselineComparison> baselines;  // every claimed speedup, compared where kforge measured its kind
 };
 
-// Judges `claim` by kforge's `verdict` (the JSON of `kforge eval --json`). For a claimed-correct
+// Judges `claim` by kforge's `verdict`. For a claimed-correct
 // solution: holds when kforge finds it correct and the claimed speedup over the measurement's baseline kind,
 // if any, is supported (speedup_supported in agent/claims/reverify_rule.h), else not_reproduced. A claim made on
 // another GPU model (hardware_differs) is judged on kforge's own interval alone: it holds when the claim and
@@ -58,7 +57,7 @@ struct ClaimCheck {
 // correct: now_correct when kforge does. Otherwise, alike for both: rejected for a reward hack
 // (rejected.* and incorrect.reduced_precision), now_incorrect for other incorrect.*, fails for
 // compile_error, runtime_error and timeout, harness_error when kforge could not judge it.
-ClaimCheck check_claim(const corpus::Claim& claim, const nlohmann::json& verdict,
+ClaimCheck check_claim(const corpus::Claim& claim, const eval::Verdict& verdict,
                        const Measurement& measurement = Measurement{});
 
 }  // namespace kf::agent

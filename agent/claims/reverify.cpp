@@ -31,17 +31,11 @@ std::string interval_text(const std::optional<SpeedupInterval>& i) {
 
 std::string speedup_text(const std::optional<double>& x) { return x ? format_fixed(*x, 3) + "x" : std::string("-"); }
 
-// A verdict's speedup, as reverify.json keeps it.
-std::optional<double> speedup_of(const nlohmann::json& verdict) {
-  auto it = verdict.find("speedup");
-  return it != verdict.end() && it->is_number() ? std::optional<double>(it->get<double>()) : std::nullopt;
-}
-
 // The stored source judged afresh against its problem, unless either changed since it was recorded.
 struct Fresh {
   std::string status;  // problem_changed | source_missing; "" when judged
   std::string detail;
-  nlohmann::json verdict;
+  std::optional<eval::Verdict> verdict;  // absent when not judged
   corpus::EvaluatorRef evaluator;
 };
 
@@ -60,7 +54,7 @@ Fresh judge_stored(const corpus::Record& r, const std::string& dir, eval::Evalua
     auto lease = pool.acquire();
     auto v = lease.evaluator().evaluate_file(r.problem.path, fs::absolute(fs::path(dir) / source_rel).string());
     f.evaluator = evaluator_ref(lease.slot());
-    f.verdict = v.to_json();
+    f.verdict = std::move(v);
   }
   return f;
 }
@@ -73,7 +67,7 @@ struct Rejudged {
 };
 
 Rejudged rejudge(const corpus::Record& r, const std::string& dir, eval::EvaluatorPool& pool) {
-  const auto& claimed = r.verdict;
+  const eval::Verdict& claimed = r.verdict ? *r.verdict : eval::Verdict::none();
   Rejudged out;
   ReverifyEntry& res = out.result;
   res.config = r.config;
@@ -81,15 +75,16 @@ Rejudged rejudge(const corpus::Record& r, const std::string& dir, eval::Evaluato
   res.sample = r.sample;
   res.turn = r.turn;
   res.best = r.best;
-  res.claimed_speedup = speedup_of(claimed);
+  res.claimed_speedup = claimed.speedup;
   Fresh f = judge_stored(r, dir, pool);
-  const nlohmann::json& now = f.verdict;
   std::string status = f.status;
   if (status.empty()) {
+    const eval::Verdict& now = *f.verdict;
     res.evaluator = f.evaluator;
-    status = now.value("verdict", "") == "harness_error" ? "harness_error" : reverify_status(claimed, now);
+    status = now.kind == eval::VerdictKind::harness_error ? "harness_error" : reverify_status(claimed, now);
     res.verdict = now;
-    res.speedup = speedup_of(now);
+    res.speedup = now.speedup;
+    out.interval = speedup_interval(now);
   } else {
     res.detail = f.detail;
   }
@@ -98,7 +93,6 @@ Rejudged rejudge(const corpus::Record& r, const std::string& dir, eval::Evaluato
   out.judged = VerifiedSpeedupRule::judge_verdict(claimed, status);
   res.speedup_check = to_string(out.judged.check);
   out.claimed_interval = out.judged.interval;
-  out.interval = now.is_object() ? speedup_interval(now) : std::nullopt;
   res.claimed_interval = out.claimed_interval;
   res.interval = out.interval;
   return out;
@@ -141,7 +135,7 @@ Rejudged rejudge_imported(const corpus::Record& r, const std::string& dir, eval:
     return out;
   }
   const Measurement measurement{"eager", f.evaluator.gpu_name};
-  const ClaimCheck c = check_claim(claim, f.verdict, measurement);
+  const ClaimCheck c = check_claim(claim, *f.verdict, measurement);
   res.evaluator = f.evaluator;
   res.status = c.status;
   res.reason = c.reason;
@@ -151,8 +145,8 @@ Rejudged rejudge_imported(const corpus::Record& r, const std::string& dir, eval:
   res.hardware_differs = c.hardware_differs;
   res.baselines = comparisons(c.baselines);
   res.verdict = f.verdict;
-  res.speedup = speedup_of(f.verdict);
-  out.interval = speedup_interval(f.verdict);
+  res.speedup = f.verdict->speedup;
+  out.interval = speedup_interval(*f.verdict);
   res.interval = out.interval;
   if (reference_differs && r.source) {
     // The claim as it was made: the same stored source against the reference the release shipped.
@@ -164,9 +158,8 @@ Rejudged rejudge_imported(const corpus::Record& r, const std::string& dir, eval:
       then.detail = "reference '" + claim.reference->path + "' is missing or no longer matches its hash";
     } else {
       auto lease = pool.acquire();
-      auto v = lease.evaluator()
-                   .evaluate_file(reference.string(), fs::absolute(fs::path(dir) / r.source->path).string())
-                   .to_json();
+      auto v = lease.evaluator().evaluate_file(reference.string(),
+                                               fs::absolute(fs::path(dir) / r.source->path).string());
       const ClaimCheck t = check_claim(claim, v, Measurement{"eager", evaluator_ref(lease.slot()).gpu_name});
       then.judged = true;
       then.status = t.status;
@@ -174,7 +167,7 @@ Rejudged rejudge_imported(const corpus::Record& r, const std::string& dir, eval:
       then.hack_class = t.hack_class;
       then.detail = t.detail;
       then.verdict = v;
-      then.speedup = speedup_of(v);
+      then.speedup = v.speedup;
       then.interval = speedup_interval(v);
     }
   }

@@ -66,7 +66,7 @@ json ReverifyEntry::to_json() const {
          {"status", status}};
   if (evaluator) j["evaluator"] = evaluator->to_json();
   if (judged()) {
-    j["verdict"] = verdict;
+    j["verdict"] = verdict->to_json();
     j["speedup"] = opt(speedup);
   }
   if (!imported) {
@@ -106,7 +106,7 @@ json ReverifyEntry::to_json() const {
     if (c.judged) {
       then["reason"] = c.reason;
       then["hack_class"] = c.hack_class;
-      then["verdict"] = c.verdict;
+      then["verdict"] = c.verdict ? c.verdict->to_json() : json();
       then["speedup"] = opt(c.speedup);
       then["interval"] = interval_json(c.interval);
     }
@@ -131,7 +131,7 @@ std::optional<ReverifyEntry> ReverifyEntry::from_json(const json& j) {
   e.detail = str(j, "detail");
   e.claimed_speedup = number(j, "claimed_speedup");
   e.evaluator = evaluator_of(j);
-  if (auto v = j.find("verdict"); v != j.end()) e.verdict = *v;
+  if (auto v = j.find("verdict"); v != j.end() && v->is_object()) e.verdict = eval::Verdict::from_json(*v);
   e.speedup = number(j, "speedup");
   e.interval = interval_of(j, "interval");
   e.best = flag(j, "best");
@@ -160,7 +160,7 @@ std::optional<ReverifyEntry> ReverifyEntry::from_json(const json& j) {
     c2.judged = r->contains("verdict");
     c2.reason = str(*r, "reason");
     c2.hack_class = str(*r, "hack_class");
-    if (c2.judged) c2.verdict = (*r)["verdict"];
+    if (auto v = r->find("verdict"); v != r->end() && v->is_object()) c2.verdict = eval::Verdict::from_json(*v);
     c2.speedup = number(*r, "speedup");
     c2.interval = interval_of(*r, "interval");
     e.claimed_reference = std::move(c2);

@@ -13,6 +13,7 @@
 
 #include "core/result.h"
 #include "corpus/record.h"
+#include "verdict/verdict.h"
 
 namespace kf::agent {
 
@@ -38,7 +39,7 @@ struct ClaimedReferenceCheck {
   std::string status, detail;
   bool judged = false;  // false: the reference was missing (status source_missing, detail why)
   std::string reason, hack_class;
-  nlohmann::json verdict;  // Verdict::to_json of that judgement
+  std::optional<eval::Verdict> verdict;  // that judgement
   std::optional<double> speedup;
   std::optional<SpeedupInterval> interval;
 };
@@ -55,7 +56,7 @@ struct ReverifyEntry {
   std::string detail;  // why it was not judged; an imported solution's claim check's detail
   std::optional<double> claimed_speedup;
   // Set when the stored source was judged afresh:
-  nlohmann::json verdict;  // Verdict::to_json of the fresh judgement; null when not judged
+  std::optional<eval::Verdict> verdict;  // the fresh judgement; absent when not judged
   std::optional<corpus::EvaluatorRef> evaluator;  // the evaluator that judged it
   std::optional<double> speedup;
   std::optional<SpeedupInterval> interval;
@@ -75,7 +76,7 @@ struct ReverifyEntry {
   std::vector<ReverifiedBaseline> baselines;
   std::optional<ClaimedReferenceCheck> claimed_reference;
 
-  bool judged() const { return !verdict.is_null(); }
+  bool judged() const { return verdict.has_value(); }
   nlohmann::json to_json() const;
   // nullopt when `j` lacks what identifies a kernel (config, problem.name, sample, turn, status).
   static std::optional<ReverifyEntry> from_json(const nlohmann::json& j);

@@ -4,34 +4,12 @@
 #include <cmath>
 
 namespace kf::agent {
-namespace {
-
-std::optional<double> timing_figure(const nlohmann::json& checks, const char* who, const char* figure) {
-  if (!checks.contains("timing") || !checks["timing"].is_object()) return std::nullopt;
-  const auto& t = checks["timing"];
-  if (!t.contains(who) || !t[who].is_object()) return std::nullopt;
-  const auto& x = t[who];
-  if (!x.contains(figure) || !x[figure].is_number()) return std::nullopt;
-  double v = x[figure].get<double>();
-  if (!std::isfinite(v)) return std::nullopt;
-  return v;
-}
-
-}  // namespace
-
-std::optional<SpeedupInterval> speedup_interval(const nlohmann::json& v) {
-  if (!v.is_object() || !v.contains("checks") || !v["checks"].is_object()) return std::nullopt;
-  const auto& c = v["checks"];
-  // "candidate": the trusted rounds' timing (issue 11); "candidate_events": corpora written before it.
-  const bool trusted = c.contains("timing") && c["timing"].is_object() && c["timing"].contains("candidate");
-  const char* key = trusted ? "candidate" : "candidate_events";
-  auto c10 = timing_figure(c, key, "p10_ms"), c90 = timing_figure(c, key, "p90_ms");
-  // The primary baseline's timing: eager's is checks.timing.baseline, torch.compile's baseline_compile.
-  const bool compile = v.contains("baseline") && v["baseline"].is_string() && v["baseline"] == "compile";
-  const char* base = compile ? "baseline_compile" : "baseline";
-  auto b10 = timing_figure(c, base, "p10_ms"), b90 = timing_figure(c, base, "p90_ms");
-  if (!c10 || !c90 || !b10 || !b90 || *c10 <= 0 || *c90 <= 0 || *b10 <= 0 || *b90 <= 0) return std::nullopt;
-  const SpeedupInterval i{*b10 / *c90, *b90 / *c10};
+std::optional<SpeedupInterval> speedup_interval(const eval::Verdict& v) {
+  const eval::TimingChecks t = v.timing_checks();
+  const auto& c = t.candidate;
+  const auto& b = t.primary_baseline(v.baseline);
+  if (!c || !b || c->p10_ms <= 0 || c->p90_ms <= 0 || b->p10_ms <= 0 || b->p90_ms <= 0) return std::nullopt;
+  const SpeedupInterval i{b->p10_ms / c->p90_ms, b->p90_ms / c->p10_ms};
   if (!std::isfinite(i.low) || !std::isfinite(i.high)) return std::nullopt;
   return i;
 }
@@ -51,15 +29,13 @@ bool speedup_supported(const SpeedupFigure& claimed, const SpeedupFigure& measur
   return std::fabs(claimed.value - measured.value) <= 0.1 * std::max(claimed.value, measured.value);
 }
 
-std::optional<SpeedupFigure> speedup_figure(const nlohmann::json& v) {
-  if (!v.is_object() || !v.contains("speedup") || !v["speedup"].is_number()) return std::nullopt;
-  const double s = v["speedup"].get<double>();
-  if (!std::isfinite(s)) return std::nullopt;
-  return SpeedupFigure{s, speedup_interval(v)};
+std::optional<SpeedupFigure> speedup_figure(const eval::Verdict& v) {
+  if (!v.speedup || !std::isfinite(*v.speedup)) return std::nullopt;
+  return SpeedupFigure{*v.speedup, speedup_interval(v)};
 }
 
-std::string reverify_status(const nlohmann::json& claimed, const nlohmann::json& now) {
-  if (!now.value("correct", false)) return "now_incorrect";
+std::string reverify_status(const eval::Verdict& claimed, const eval::Verdict& now) {
+  if (!now.correct()) return "now_incorrect";
   auto c = speedup_figure(claimed), n = speedup_figure(now);
   if (!c || !n) return "holds";  // correctness re-verified; no timing to compare
   return speedup_supported(*c, *n) ? "holds" : "not_reproduced";
@@ -78,56 +54,32 @@ const char* to_string(SpeedupCheck c) {
   return "not_faster";
 }
 
-// A KernelBench solution whose kernels' share of the work only its own process reported (checks.attribution).
-static bool in_process_attribution(const nlohmann::json& verdict) {
-  if (!verdict.is_object()) return false;
-  auto checks = verdict.find("checks");
-  if (checks == verdict.end() || !checks->is_object()) return false;
-  auto a = checks->find("attribution");
-  return a != checks->end() && a->is_string() && a->get<std::string>() == "in_process";
-}
-
 Result<VerifiedSpeedupRule> VerifiedSpeedupRule::for_folder(const std::string& dir) {
   auto results = ReverifyResults::load(dir);
   if (!results) return results.error();
   return VerifiedSpeedupRule(std::move(*results));
 }
 
-namespace {
-// checks.timing.inputs_repeated, read by type: a verdict in a corpus may be an imported or an old one.
-bool inputs_repeated(const nlohmann::json& verdict) {
-  if (!verdict.is_object()) return false;
-  auto c = verdict.find("checks");
-  if (c == verdict.end() || !c->is_object()) return false;
-  auto t = c->find("timing");
-  if (t == c->end() || !t->is_object()) return false;
-  auto r = t->find("inputs_repeated");
-  return r != t->end() && r->is_boolean() && r->get<bool>();
-}
-}  // namespace
-
-SpeedupJudgement VerifiedSpeedupRule::judge_verdict(const nlohmann::json& verdict,
+SpeedupJudgement VerifiedSpeedupRule::judge_verdict(const eval::Verdict& verdict,
                                                     const std::optional<std::string>& status) {
   SpeedupJudgement j;
   j.interval = speedup_interval(verdict);
   j.reverify_status = status;
-  const bool correct = verdict.is_object() && verdict.value("correct", false);
-  const auto sp = verdict.is_object() && verdict.contains("speedup") && verdict["speedup"].is_number()
-                      ? std::optional<double>(verdict["speedup"].get<double>())
-                      : std::nullopt;
-  const bool faster = sp && *sp > 1.0;
-  if (!correct || !faster) j.check = SpeedupCheck::not_faster;
-  else if (inputs_repeated(verdict)) j.check = SpeedupCheck::inputs_repeated;
+  const bool faster = verdict.speedup && *verdict.speedup > 1.0;
+  if (!verdict.correct() || !faster) j.check = SpeedupCheck::not_faster;
+  else if (verdict.timing_checks().inputs_repeated) j.check = SpeedupCheck::inputs_repeated;
   else if (!j.interval) j.check = SpeedupCheck::no_spread;
   else if (!(j.interval->low > 1.0)) j.check = SpeedupCheck::within_spread;
   else if (status && *status != "holds") j.check = SpeedupCheck::not_held;
-  else if (in_process_attribution(verdict)) j.check = SpeedupCheck::in_process;
+  // A KernelBench solution whose kernels' share of the work only its own process reported.
+  else if (verdict.attribution() == "in_process") j.check = SpeedupCheck::in_process;
   else j.check = SpeedupCheck::verified;
   return j;
 }
 
 SpeedupJudgement VerifiedSpeedupRule::judge(const corpus::Record& record) const {
-  return judge_verdict(record.verdict, reverify_ ? reverify_->status_of(record) : std::nullopt);
+  return judge_verdict(record.verdict ? *record.verdict : eval::Verdict::none(),
+                       reverify_ ? reverify_->status_of(record) : std::nullopt);
 }
 
 }  // namespace kf::agent

@@ -6,8 +6,6 @@
 #include <optional>
 #include <string>
 
-#include <nlohmann/json.hpp>
-
 #include "agent/claims/reverify_results.h"
 #include "core/result.h"
 #include "corpus/record.h"
@@ -16,7 +14,7 @@ namespace kf::agent {
 
 // Speedup interval from the timing spread in a verdict's checks (p10/p90 of candidate and baseline):
 // [baseline p10 / candidate p90, baseline p90 / candidate p10]. nullopt without those figures.
-std::optional<SpeedupInterval> speedup_interval(const nlohmann::json& verdict);
+std::optional<SpeedupInterval> speedup_interval(const eval::Verdict& verdict);
 
 // A speedup as recorded: the figure and, where the timing spread is known, its interval.
 struct SpeedupFigure {
@@ -31,12 +29,12 @@ struct SpeedupFigure {
 bool speedup_supported(const SpeedupFigure& claimed, const SpeedupFigure& measured);
 
 // A verdict's speedup with its interval; nullopt when the verdict has no speedup.
-std::optional<SpeedupFigure> speedup_figure(const nlohmann::json& verdict);
+std::optional<SpeedupFigure> speedup_figure(const eval::Verdict& verdict);
 
 // Does a re-measurement support a claim? "holds" when still correct and the claimed speedup is supported
 // (speedup_supported; a claim or measurement without a speedup: correctness alone); else "not_reproduced"
 // or "now_incorrect".
-std::string reverify_status(const nlohmann::json& claimed_verdict, const nlohmann::json& new_verdict);
+std::string reverify_status(const eval::Verdict& claimed_verdict, const eval::Verdict& new_verdict);
 
 // Why a correct kernel's speedup is or is not verified (first failing condition, in this order).
 enum class SpeedupCheck {
@@ -69,7 +67,7 @@ class VerifiedSpeedupRule {
   // A corpus record holding a correct verdict.
   SpeedupJudgement judge(const corpus::Record& record) const;
   // A bare verdict with the reverify status that applies to it, if any.
-  static SpeedupJudgement judge_verdict(const nlohmann::json& verdict, const std::optional<std::string>& status);
+  static SpeedupJudgement judge_verdict(const eval::Verdict& verdict, const std::optional<std::string>& status);
 
   const std::optional<ReverifyResults>& reverify() const { return reverify_; }
 

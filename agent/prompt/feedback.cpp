@@ -1,23 +1,21 @@
 #include "agent/prompt/feedback.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <sstream>
 
 #include "core/format.h"
-#include "evaluator/verdict.h"
 
 namespace kf::agent {
 namespace {
 
-std::string reasons_text(const nlohmann::json& verdict) {
+std::string reasons_text(const eval::Verdict& verdict) {
   std::string out;
-  if (verdict.contains("reasons") && verdict["reasons"].is_array())
-    for (const auto& r : verdict["reasons"]) {
-      std::string line = r.value("code", "");
-      std::string detail = r.value("detail", "");
-      if (!detail.empty()) line += line.empty() ? detail : ": " + detail;
-      if (!line.empty()) out += (out.empty() ? "" : "\n") + line;
-    }
+  for (const auto& r : verdict.reasons) {
+    std::string line = r.code;
+    if (!r.detail.empty()) line += line.empty() ? r.detail : ": " + r.detail;
+    if (!line.empty()) out += (out.empty() ? "" : "\n") + line;
+  }
   return out;
 }
 
@@ -36,8 +34,7 @@ const char* baseline_in_prose(const std::string& name) {
 
 }  // namespace
 
-TemplateVars correct_feedback_vars(const nlohmann::json& verdict) {
-  const eval::Verdict y = eval::Verdict::yardsticks_from_json(verdict);
+TemplateVars correct_feedback_vars(const eval::Verdict& y) {
   TemplateVars vars{{"time_ms", fmt_optional(y.time_ms, 4)},
                     {"ref_time_ms", fmt_optional(y.ref_time_ms, 4)},
                     {"speedup", fmt_optional(y.speedup, 3)},
@@ -73,17 +70,6 @@ TemplateVars correct_feedback_vars(const nlohmann::json& verdict) {
   return vars;
 }
 
-nlohmann::json no_code_verdict(const std::string& failure, const std::string& message) {
-  return {{"verdict", "no_code"},
-          {"correct", false},
-          {"reasons", nlohmann::json::array({{{"code", "no_code." + failure}, {"detail", message}}})},
-          {"checks", nlohmann::json::object()},
-          {"time_ms", nullptr},
-          {"ref_time_ms", nullptr},
-          {"speedup", nullptr},
-          {"flags", nlohmann::json::array()}};
-}
-
 std::string first_lines(const std::string& text, size_t max_lines) {
   std::istringstream in(text);
   std::string line, out;
@@ -100,42 +86,38 @@ std::string first_lines(const std::string& text, size_t max_lines) {
   return out;
 }
 
-Result<std::string> render_feedback(const PromptTemplates& t, const nlohmann::json& verdict,
+Result<std::string> render_feedback(const PromptTemplates& t, const eval::Verdict& verdict,
                                     const std::string& code_label) {
-  const std::string v = verdict.value("verdict", "");
+  using eval::VerdictKind;
   const std::string reasons = reasons_text(verdict);
-  if (v == "correct") return t.render("correct", correct_feedback_vars(verdict));
-  if (v == "compile_error") {
-    // A specific reason (compile_error.missing_package, .timeout, ...) says more than the compiler's
-    // output, which may not mention it: it goes first.
-    std::string specific;
-    if (verdict.contains("reasons") && verdict["reasons"].is_array())
-      for (const auto& r : verdict["reasons"])
-        if (r.value("code", "") != "compile_error") {
-          specific = reasons;
-          break;
-        }
-    std::string out = verdict.value("compiler_output", "");
-    if (out.empty()) out = reasons;
-    else if (!specific.empty()) out = specific + "\n" + out;
-    return t.render("compile_error", {{"compiler_errors", first_lines(out, 40)}});
+  switch (verdict.kind) {
+    case VerdictKind::correct: return t.render("correct", correct_feedback_vars(verdict));
+    case VerdictKind::compile_error: {
+      // A specific reason (compile_error.missing_package, .timeout, ...) says more than the compiler's
+      // output, which may not mention it: it goes first.
+      const bool specific = std::any_of(verdict.reasons.begin(), verdict.reasons.end(),
+                                        [](const eval::Reason& r) { return r.code != "compile_error"; });
+      std::string out = verdict.compiler_output;
+      if (out.empty()) out = reasons;
+      else if (specific) out = reasons + "\n" + out;
+      return t.render("compile_error", {{"compiler_errors", first_lines(out, 40)}});
+    }
+    case VerdictKind::incorrect: {
+      const std::string failed = verdict.reasons.empty() ? "output mismatch" : verdict.reasons.front().code;
+      return t.render("incorrect", {{"failed_check", failed}, {"details", first_lines(reasons, 20)}});
+    }
+    case VerdictKind::runtime_error: return t.render("runtime_error", {{"error", first_lines(reasons, 20)}});
+    case VerdictKind::timeout: return t.render("timeout", {{"error", first_lines(reasons, 20)}});
+    case VerdictKind::rejected: return t.render("rejected", {{"reason", first_lines(reasons, 20)}});
+    case VerdictKind::no_code: {
+      const std::string msg =
+          verdict.reasons.empty() ? "Your answer contained no usable code block." : verdict.reasons.front().detail;
+      return t.render("no_code", {{"reason", msg}, {"code_label", code_label}});
+    }
+    case VerdictKind::harness_error:
+    case VerdictKind::unknown: break;
   }
-  if (v == "incorrect") {
-    std::string failed = "output mismatch";
-    if (verdict.contains("reasons") && verdict["reasons"].is_array() && !verdict["reasons"].empty())
-      failed = verdict["reasons"][0].value("code", failed);
-    return t.render("incorrect", {{"failed_check", failed}, {"details", first_lines(reasons, 20)}});
-  }
-  if (v == "runtime_error") return t.render("runtime_error", {{"error", first_lines(reasons, 20)}});
-  if (v == "timeout") return t.render("timeout", {{"error", first_lines(reasons, 20)}});
-  if (v == "rejected") return t.render("rejected", {{"reason", first_lines(reasons, 20)}});
-  if (v == "no_code") {
-    std::string msg = verdict.contains("reasons") && !verdict["reasons"].empty()
-                          ? verdict["reasons"][0].value("detail", "")
-                          : "Your answer contained no usable code block.";
-    return t.render("no_code", {{"reason", msg}, {"code_label", code_label}});
-  }
-  return make_error("feedback.verdict", "no feedback template for verdict '" + v + "'");
+  return make_error("feedback.verdict", "no feedback template for verdict '" + eval::to_string(verdict.kind) + "'");
 }
 
 }  // namespace kf::agent

@@ -19,7 +19,7 @@ Result<std::string> PromptBuilder::first_turn(const ProblemPrompt& problem, cons
   return templates_.render("first_turn", vars);
 }
 
-Result<std::string> PromptBuilder::feedback(const nlohmann::json& verdict) const {
+Result<std::string> PromptBuilder::feedback(const eval::Verdict& verdict) const {
   return render_feedback(templates_, verdict, candidate_.code_label);
 }
 

@@ -12,6 +12,7 @@
 #include "agent/prompt/candidate_format.h"
 #include "agent/prompt/prompt_templates.h"
 #include "core/result.h"
+#include "verdict/verdict.h"
 
 namespace kf::agent {
 
@@ -38,9 +39,9 @@ class PromptBuilder {
 
   Result<std::string> system_prompt() const;
   Result<std::string> first_turn(const ProblemPrompt& problem, const PromptSetting& setting) const;
-  // The user message answering an attempt judged `verdict` (the JSON of `kforge eval --json`, or
-  // feedback.h's no_code_verdict()); feedback.h chooses the template and fills it.
-  Result<std::string> feedback(const nlohmann::json& verdict) const;
+  // The user message answering an attempt judged `verdict` (the evaluator's, or eval::Verdict::no_code);
+  // feedback.h chooses the template and fills it.
+  Result<std::string> feedback(const eval::Verdict& verdict) const;
 
   const PromptTemplates& templates() const { return templates_; }
   const CandidateSpec& candidate() const { return candidate_; }

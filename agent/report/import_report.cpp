@@ -17,10 +17,6 @@ using json = nlohmann::json;
 
 json opt_json(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
 
-std::string str_field(const json& e, const char* key) {
-  return e.contains(key) && e[key].is_string() ? e[key].get<std::string>() : "";
-}
-
 std::string claimed_text(const corpus::Claim& c) {
   if (!c.compiled && !c.correct) return "no claim";
   if (c.compiled && !*c.compiled) return "not compiled";
@@ -256,9 +252,9 @@ ImportReport summarize_imports(const corpus::Corpus& corpus, const std::optional
       s.detail = e->detail;
       s.hardware_differs = e->hardware_differs;
       if (e->claimed_reference) s.claimed_reference_status = e->claimed_reference->status;
-      if (e->verdict.is_object()) {
-        s.verdict = str_field(e->verdict, "verdict");
-        if (auto f = speedup_figure(e->verdict)) {
+      if (e->verdict) {
+        s.verdict = eval::to_string(e->verdict->kind);
+        if (auto f = speedup_figure(*e->verdict)) {
           s.speedup = f->value;
           s.interval = f->interval;
         }

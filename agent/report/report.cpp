@@ -11,14 +11,18 @@
 
 #include "agent/campaign/category.h"
 #include "core/format.h"
-#include "evaluator/verdict.h"
+#include "verdict/verdict.h"
 
 namespace kf::agent {
 namespace {
 
 nlohmann::json opt_json(const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); }
 
-bool compiled_verdict(const std::string& v) { return v != "no_code" && v != "compile_error" && !v.empty(); }
+// A verdict past the compile: not no_code, not compile_error, and one this kforge can name.
+bool compiled_verdict(const std::optional<eval::VerdictKind>& v) {
+  return v && *v != eval::VerdictKind::no_code && *v != eval::VerdictKind::compile_error &&
+         *v != eval::VerdictKind::unknown;
+}
 
 }  // namespace
 
@@ -99,7 +103,7 @@ void ReportAggregator::add(const corpus::RecordSummary& r, const corpus::RecordP
   u.max_turn = std::max(u.max_turn, r.turn);
   if (compiled_verdict(r.verdict)) u.compiled = true;
   if (!r.correct) {
-    s.kernel_failures[r.verdict.empty() ? "unknown" : r.verdict]++;
+    s.kernel_failures[eval::to_string(r.verdict.value_or(eval::VerdictKind::unknown))]++;
     return;
   }
   u.correct = true;
@@ -155,7 +159,7 @@ Result<std::vector<ConfigSummary>> ReportAggregator::finish(const VerifiedSpeedu
                                                      outcome.problem + " sample " + std::to_string(outcome.sample) +
                                                      " is not where it was read: did the corpus change?");
     outcome.judgement = rule.judge(*best);
-    const auto y = eval::Verdict::yardsticks_from_json(best->verdict);
+    const eval::Verdict& y = best->verdict ? *best->verdict : eval::Verdict::none();
     for (const auto& [bname, b] : y.baselines) {
       if (b.speedup) outcome.speedup_over[bname] = *b.speedup;
       if (b.peak) outcome.baseline_peak_fraction[bname] = b.peak->fraction;

@@ -52,7 +52,7 @@ bool succeeded(const sandbox::Outcome& o) {
 std::optional<CompileFailure> refuse_imports(const std::string& library, bool allow_vendor_libs,
                                              const std::string& what) {
   auto symbols = undefined_dynamic_symbols(library);
-  if (!symbols.ok()) return CompileFailure{"compile_error", {{"compile_error.bad_library", symbols.error().message}}};
+  if (!symbols.ok()) return CompileFailure{VerdictKind::compile_error, {{"compile_error.bad_library", symbols.error().message}}};
   const auto refused = refused_imports(*symbols, allow_vendor_libs);
   if (refused.empty()) return std::nullopt;
   std::vector<Reason> reasons;
@@ -68,7 +68,7 @@ std::optional<CompileFailure> refuse_imports(const std::string& library, bool al
       reasons.push_back({code, what + " imports what a solution's own kernel may not use, read from its dynamic "
                                       "symbol table: " + listed});
   }
-  return CompileFailure{"rejected", reasons};
+  return CompileFailure{VerdictKind::rejected, reasons};
 }
 
 void make_read_only(const fs::path& dir) {
@@ -226,13 +226,13 @@ ExtensionBuild ExtensionBuilder::build(const ExtensionCall& call) {
     return b;
   }
   auto harness = [&](const std::string& code, const std::string& detail) {
-    b.verdict = "harness_error";
+    b.verdict = VerdictKind::harness_error;
     b.failure = {{code, detail}};
     b.seconds = now_s() - t0;
     return b;
   };
   if (call.with_cuda && config_.backend != Backend::cuda) {
-    b.verdict = "compile_error";
+    b.verdict = VerdictKind::compile_error;
     b.failure = {{"compile_error.unsupported",
                   "load_inline('" + call.name + "') is built with CUDA (with_cuda), which needs the cuda backend"}};
     return b;
@@ -297,10 +297,10 @@ ExtensionBuild ExtensionBuilder::build(const ExtensionCall& call) {
   entry.used_pch = b.used_pch;
   auto compile_failure = [&](const sandbox::Outcome& o, const std::string& file) {
     if (o.status == sandbox::Outcome::Status::launch_failed)
-      return CompileFailure{"harness_error",
+      return CompileFailure{VerdictKind::harness_error,
                             {{"harness.compile_launch", "cannot start the compiler for " + file + ": " + o.launch_error}}};
     if (o.status == sandbox::Outcome::Status::timeout)
-      return CompileFailure{"compile_error",
+      return CompileFailure{VerdictKind::compile_error,
                             {{"compile_error.timeout", "compiling " + file + " of load_inline('" + call.name +
                                                            "') ran past its time limit (" +
                                                            std::to_string(static_cast<int>(config_.timeout_s)) + " s)"}}};
@@ -310,7 +310,7 @@ ExtensionBuild ExtensionBuilder::build(const ExtensionCall& call) {
                          (file == "the link" ? text.substr(text.size() > 1500 ? text.size() - 1500 : 0)
                                              : first_error_lines(text));
     if (o.memory_limit_hit) detail = "the compiler ran out of its memory limit\n" + detail;
-    return CompileFailure{"compile_error", {{"compile_error", detail}}};
+    return CompileFailure{VerdictKind::compile_error, {{"compile_error", detail}}};
   };
   if (!succeeded(main_out)) {
     entry.failure = compile_failure(main_out, "main.cpp");
@@ -346,7 +346,7 @@ ExtensionBuild ExtensionBuilder::build(const ExtensionCall& call) {
     }
   }
   entry.output = b.output;
-  if (entry.ok() || entry.failure->verdict != "harness_error") (void)entry.write(dir);
+  if (entry.ok() || entry.failure->verdict != VerdictKind::harness_error) (void)entry.write(dir);
   from_entry(entry);
   b.seconds = now_s() - t0;
   return b;

@@ -44,11 +44,11 @@ TEST(PromptBuilder, KernelBenchFirstTurnLeavesOutKfForwardsSignatureAndHeader) {
 
 TEST(PromptBuilder, FeedbackAsksForTheFormatsCodeBlock) {
   auto kb = shipped(CandidateFormat::kernelbench_cuda, true);
-  auto f = kb.feedback(no_code_verdict("no_code_block", "Your answer had no code block."));
+  auto f = kb.feedback(eval::Verdict::no_code("no_code_block", "Your answer had no code block."));
   ASSERT_TRUE(f.ok()) << f.error().message;
   EXPECT_NE(f->find("Your answer had no code block."), std::string::npos);
   EXPECT_NE(f->find("labelled `python`"), std::string::npos);
-  auto unknown = kb.feedback({{"verdict", "no_such_verdict"}});
+  auto unknown = kb.feedback(eval::Verdict::from_json({{"verdict", "no_such_verdict"}}));
   ASSERT_FALSE(unknown.ok());
   EXPECT_NE(unknown.error().message.find("no_such_verdict"), std::string::npos);
 }

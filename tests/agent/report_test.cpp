@@ -179,7 +179,7 @@ corpus::RecordSummary kernel(const std::string& problem, int turn, std::optional
   r.tokens = 10;
   r.cost_usd = 0.5;
   r.correct = speedup.has_value();
-  r.verdict = r.correct ? "correct" : "incorrect";
+  r.verdict = r.correct ? eval::VerdictKind::correct : eval::VerdictKind::incorrect;
   if (speedup && *speedup >= 0) r.speedup = speedup;
   return r;
 }
@@ -206,7 +206,7 @@ TEST(ReportAggregator, KeepsNoRecordAndReadsBackOnlyEachUnitsBestKernel) {
     r.config = "cfg";
     r.problem.name = p.file == 0 ? "big" : "small";
     r.turn = p.file == 0 ? static_cast<int>(p.offset) + 1 : 1;
-    r.verdict = {{"verdict", "correct"}, {"correct", true}, {"speedup", p.file == 0 ? nlohmann::json(1.999) : nullptr}};
+    r.verdict = eval::Verdict::from_json({{"verdict", "correct"}, {"correct", true}, {"speedup", p.file == 0 ? nlohmann::json(1.999) : nullptr}});
     return r;
   });
   ASSERT_TRUE(out.ok()) << out.error().message;
@@ -237,7 +237,7 @@ TEST(ReportAggregator, ABestKernelThatIsNotWhereItWasReadIsAnError) {
     other.config = "cfg";
     other.problem.name = "another";
     other.turn = 1;
-    other.verdict = {{"verdict", "correct"}, {"correct", true}};
+    other.verdict = eval::Verdict::from_json({{"verdict", "correct"}, {"correct", true}});
     return other;
   });
   ASSERT_FALSE(out.ok());
@@ -264,11 +264,12 @@ TEST(Report, AFolderReportStreamsManyRecordsOfAUnitAndAgreesWithTheLoad) {
         r.error = corpus::ProviderErrorInfo{"rate_limit", "none", "m", "a", 429, 2};
       } else {
         const bool correct = t % 4 != 1;
-        r.verdict = {{"verdict", correct ? "correct" : "incorrect"}, {"correct", correct}, {"reasons", nlohmann::json::array()}};
-        if (correct && t % 5) r.verdict["speedup"] = 0.5 + (t * 37 % 100) / 40.0;
+        nlohmann::json v = {{"verdict", correct ? "correct" : "incorrect"}, {"correct", correct}, {"reasons", nlohmann::json::array()}};
+        if (correct && t % 5) v["speedup"] = 0.5 + (t * 37 % 100) / 40.0;
         if (correct && t % 11 == 0)
-          r.verdict["checks"] = {{"timing", {{"candidate", {{"p10_ms", 1.0}, {"p90_ms", 1.1}}},
-                                             {"baseline", {{"p10_ms", 2.0}, {"p90_ms", 2.2}}}}}};
+          v["checks"] = {{"timing", {{"candidate", {{"p10_ms", 1.0}, {"p90_ms", 1.1}}},
+                                     {"baseline", {{"p10_ms", 2.0}, {"p90_ms", 2.2}}}}}};
+        r.verdict = eval::Verdict::from_json(v);
       }
       ASSERT_TRUE((*w)->append(r).ok());
     }
@@ -315,11 +316,12 @@ TEST(Report, YardsticksOfTheBestKernelReachTheSummary) {
   r.turn = 1;
   r.best = true;
   auto frac = [](double f) { return nlohmann::json{{"fraction", f}, {"bound_by", "memory"}}; };
-  r.verdict = {{"verdict", "correct"},      {"correct", true}, {"time_ms", 1.0}, {"ref_time_ms", 2.0},
-               {"speedup", 2.0},            {"baseline", "eager"},
-               {"baselines", {{"eager", {{"time_ms", 2.0}, {"speedup", 2.0}, {"peak", frac(0.2)}}},
-                              {"compile", {{"time_ms", 0.5}, {"speedup", 0.5}, {"peak", frac(0.8)}}}}},
-               {"peak", frac(0.4)}};
+  r.verdict = eval::Verdict::from_json(
+      {{"verdict", "correct"},      {"correct", true}, {"time_ms", 1.0}, {"ref_time_ms", 2.0},
+       {"speedup", 2.0},            {"baseline", "eager"},
+       {"baselines", {{"eager", {{"time_ms", 2.0}, {"speedup", 2.0}, {"peak", frac(0.2)}}},
+                      {"compile", {{"time_ms", 0.5}, {"speedup", 0.5}, {"peak", frac(0.8)}}}}},
+       {"peak", frac(0.4)}});
   c.records.push_back(r);
   auto ss = summarize(c);
   ASSERT_EQ(ss.size(), 1u);

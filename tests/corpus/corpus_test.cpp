@@ -36,8 +36,9 @@ Record evaluation(const std::string& config, const std::string& problem, int sam
   r.reply = ReplyRef{"replies/x.json", "stop", "m", 1, 0.5, 10, 3};
   r.extraction = "ok";
   r.source = SourceRef{"sources/x.cpp", "abc"};
-  r.verdict = {{"verdict", correct ? "correct" : "incorrect"}, {"correct", correct}};
-  if (speedup) r.verdict["speedup"] = *speedup;
+  nlohmann::json v = {{"verdict", correct ? "correct" : "incorrect"}, {"correct", correct}};
+  if (speedup) v["speedup"] = *speedup;
+  r.verdict = eval::Verdict::from_json(v);
   r.feedback = "fb";
   r.environment = Environment{"0.1", "host", "", "", "2.1", ""};
   r.evaluator = EvaluatorRef{1, 3, "NVIDIA H200", "GPU-123"};
@@ -205,7 +206,7 @@ TEST_F(CorpusDir, StreamingAgreesWithTheLoadAndReadsRecordsBackByPlace) {
   ASSERT_TRUE(w.ok() && shard.ok());
   auto failure = evaluation("c", "a", 0, 1, false, std::nullopt);
   failure.kind = Kind::provider_failure;
-  failure.verdict = nullptr;
+  failure.verdict.reset();
   failure.error = ProviderErrorInfo{"rate_limit", "none", "m", "a", 429, 2};
   for (const auto& r : {evaluation("c", "a", 0, 1, false, std::nullopt), evaluation("c", "a", 0, 2, true, 1.5),
                         evaluation("c", "a", 0, 3, true, 2.5), failure})
@@ -239,7 +240,7 @@ TEST_F(CorpusDir, StreamingAgreesWithTheLoadAndReadsRecordsBackByPlace) {
     EXPECT_EQ(a.problem.category, s.category);
     EXPECT_EQ(a.usage.total(), s.tokens);
     EXPECT_DOUBLE_EQ(a.cost_usd, s.cost_usd);
-    EXPECT_EQ(a.verdict_name(), s.verdict);
+    EXPECT_EQ(a.verdict ? std::optional(a.verdict->kind) : std::nullopt, s.verdict);
     EXPECT_EQ(a.correct(), s.correct);
     EXPECT_EQ(a.speedup(), s.speedup);
     EXPECT_EQ(a.error ? a.error->kind : "", s.error_kind);
@@ -252,7 +253,8 @@ TEST_F(CorpusDir, StreamingAgreesWithTheLoadAndReadsRecordsBackByPlace) {
     EXPECT_EQ(judged->key(), a.key());
     EXPECT_EQ(judged->turn, a.turn);
     EXPECT_EQ(judged->problem.file_hash, a.problem.file_hash);
-    EXPECT_EQ(judged->verdict, a.verdict) << i;
+    EXPECT_EQ(judged->verdict ? judged->verdict->to_json() : nlohmann::json(),
+              a.verdict ? a.verdict->to_json() : nlohmann::json()) << i;
     EXPECT_TRUE(judged->feedback.empty());
   }
   auto beyond = reader.at({0, fs::file_size(dir / "evaluations.jsonl") + 10, 20});
@@ -368,7 +370,8 @@ TEST(Summary, FindsEveryQuoteEscapeAndControlCharacterWhereverItFallsInAWord) {
       EXPECT_EQ(s->cost_usd, r.cost_usd);
       auto judged = verdict_of_line(line);
       ASSERT_TRUE(judged.has_value()) << line;
-      EXPECT_EQ(judged->verdict, r.verdict);
+      EXPECT_EQ(judged->verdict ? judged->verdict->to_json() : nlohmann::json(),
+                r.verdict ? r.verdict->to_json() : nlohmann::json());
       // A raw control character inside the string: not JSON, whichever byte of a word it is.
       std::string raw = line;
       raw.replace(raw.find(prefix + "\\\"q"), prefix.size(), prefix.substr(0, prefix.size() / 2) + "\t" +

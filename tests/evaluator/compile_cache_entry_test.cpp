@@ -29,7 +29,7 @@ TEST(CompileCacheEntry, ReadsACandidateEntryOfTheOldLayout) {
   auto failed = CompileCacheEntry::read(old_entry("candidate_compile_error"));
   ASSERT_TRUE(failed);
   ASSERT_FALSE(failed->ok());
-  EXPECT_EQ(failed->failure->verdict, "compile_error");
+  EXPECT_EQ(failed->failure->verdict, VerdictKind::compile_error);
   ASSERT_EQ(failed->failure->reasons.size(), 1u);
   EXPECT_EQ(failed->failure->reasons[0].code, "compile_error");
   EXPECT_NE(failed->failure->reasons[0].detail.find("expected ';'"), std::string::npos);
@@ -46,7 +46,7 @@ TEST(CompileCacheEntry, ReadsAnExtensionEntryOfTheOldLayout) {
   auto rejected = CompileCacheEntry::read(old_entry("extension_rejected"));
   ASSERT_TRUE(rejected);
   ASSERT_FALSE(rejected->ok());
-  EXPECT_EQ(rejected->failure->verdict, "rejected");
+  EXPECT_EQ(rejected->failure->verdict, VerdictKind::rejected);
   ASSERT_EQ(rejected->failure->reasons.size(), 1u);
   EXPECT_EQ(rejected->failure->reasons[0].code, "rejected.torch_fallback");
   EXPECT_FALSE(rejected->used_pch);
@@ -72,7 +72,7 @@ TEST(CompileCacheEntry, ReadsASolutionEntryOfTheOldLayout) {
   auto rejected = CompileCacheEntry::read(old_entry("solution_static_reject"));
   ASSERT_TRUE(rejected);
   ASSERT_FALSE(rejected->ok());
-  EXPECT_EQ(rejected->failure->verdict, "rejected");
+  EXPECT_EQ(rejected->failure->verdict, VerdictKind::rejected);
   EXPECT_EQ(rejected->failure->reasons.at(0).detail, "forward calls torch.relu");
   EXPECT_TRUE(rejected->static_findings["load_inline"].is_array());
 }
@@ -81,7 +81,7 @@ TEST(CompileCacheEntry, WritesWhatItReadsBack) {
   const fs::path dir = fs::temp_directory_path() / ("kf-cache-entry-" + std::to_string(::getpid()));
   fs::remove_all(dir);
   CompileCacheEntry e;
-  e.failure = CompileFailure{"rejected", {{"rejected.vendor_library", "uses cublas"}}};
+  e.failure = CompileFailure{VerdictKind::rejected, {{"rejected.vendor_library", "uses cublas"}}};
   e.output = "out";
   e.static_findings = {{"load_inline", nlohmann::json::array()}};
   ASSERT_TRUE(e.write(dir / "ab" / "abcd"));
@@ -106,6 +106,8 @@ TEST(CompileCacheEntry, WhatIsNotAnEntryIsCompiledAgain) {
   EXPECT_FALSE(CompileCacheEntry::from_json(nlohmann::json::parse("[1]")));
   EXPECT_FALSE(CompileCacheEntry::from_json(nlohmann::json::parse(R"({"output": "x"})")));
   EXPECT_FALSE(CompileCacheEntry::from_json(nlohmann::json::parse(R"({"status": "ok", "extensions": [3]})")));
+  // A status that names no verdict was not written by kforge.
+  EXPECT_FALSE(CompileCacheEntry::from_json(nlohmann::json::parse(R"({"status": "exploded"})")));
   EXPECT_FALSE(CompileCacheEntry::read(fs::path("/nonexistent-kforge-cache")));
   // A failure that lost its reasons still fails, saying so.
   auto bare = CompileCacheEntry::from_json(nlohmann::json::parse(R"({"status": "compile_error"})"));

@@ -113,11 +113,11 @@ TEST(Judge, TolerancesOrderedByPrecision) {
 
 TEST(Verdict, ExitCodes) {
   Verdict v;
-  v.verdict = "correct";
+  v.kind = VerdictKind::correct;
   EXPECT_EQ(v.exit_code(), 0);
-  v.verdict = "incorrect";
+  v.kind = VerdictKind::incorrect;
   EXPECT_EQ(v.exit_code(), 1);
-  v.verdict = "harness_error";
+  v.kind = VerdictKind::harness_error;
   EXPECT_EQ(v.exit_code(), 3);
   v.reasons = {{"problem.invalid", "x"}};
   EXPECT_EQ(v.exit_code(), 2);
@@ -180,11 +180,11 @@ TEST(Judge, ARunnerThatDiesBeforeTheCandidateIsLoadedIsTheHarnessFailure) {
   e.stderr_tail = "kforge-runner: No such file or directory";
   Verdict before;
   judge_runner_failure(before, e, /*candidate_loaded=*/false, "start-up", "the start-up limit");
-  EXPECT_EQ(before.verdict, "harness_error");
+  EXPECT_EQ(before.kind, VerdictKind::harness_error);
   EXPECT_TRUE(has(before.reasons, "harness.runner"));
   Verdict after;
   judge_runner_failure(after, e, /*candidate_loaded=*/true, "trial 0", "the per-call limit");
-  EXPECT_EQ(after.verdict, "runtime_error");
+  EXPECT_EQ(after.kind, VerdictKind::runtime_error);
   EXPECT_TRUE(has(after.reasons, "runtime_error.exit"));
 }
 

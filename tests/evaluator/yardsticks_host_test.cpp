@@ -134,7 +134,7 @@ TEST_F(Yardsticks, HostPeaksAreMeasured) {
 
 TEST_F(Yardsticks, BothBaselinesAndFractionsOfPeakInTheVerdict) {
   Verdict v = eval_->evaluate_file(problem("scale_add.py"), host_candidate("scale_add_honest.cpp"));
-  ASSERT_EQ(v.verdict, "correct") << reasons_text(v);
+  ASSERT_EQ(v.kind, VerdictKind::correct) << reasons_text(v);
   ASSERT_TRUE(v.baselines.count("eager"));
   ASSERT_TRUE(v.baselines.count("compile"));
   const auto& eager = v.baselines.at("eager");
@@ -162,7 +162,7 @@ TEST_F(Yardsticks, BothBaselinesAndFractionsOfPeakInTheVerdict) {
 
   // A second evaluation of the problem finds the compiled reference (and both timings) cached.
   Verdict again = eval_->evaluate_file(problem("scale_add.py"), host_candidate("scale_add_honest.cpp"));
-  ASSERT_EQ(again.verdict, "correct") << reasons_text(again);
+  ASSERT_EQ(again.kind, VerdictKind::correct) << reasons_text(again);
   EXPECT_TRUE(again.baselines.at("compile").compile_cached);
   EXPECT_DOUBLE_EQ(*again.baselines.at("compile").time_ms, *compiled.time_ms);
 }
@@ -175,7 +175,7 @@ TEST_F(Yardsticks, AReferenceTorchCompileCannotCompileIsSaidNotFailed) {
   auto e = Evaluator::create(o);
   ASSERT_TRUE(e.ok()) << e.error().message;
   Verdict v = (*e)->evaluate_file(problem("compile_refuses.py"), host_candidate("relu_honest.cpp"));
-  ASSERT_EQ(v.verdict, "correct") << reasons_text(v);
+  ASSERT_EQ(v.kind, VerdictKind::correct) << reasons_text(v);
   ASSERT_TRUE(v.baselines.count("compile"));
   const auto& c = v.baselines.at("compile");
   EXPECT_FALSE(c.time_ms.has_value());

@@ -1,4 +1,4 @@
-#include "evaluator/roofline.h"
+#include "verdict/roofline.h"
 
 #include <algorithm>
 #include <array>

@@ -1,9 +1,7 @@
-// The roofline's arithmetic: the table of GPU peaks, the device's roofs, fractions of peak, and the verdict's
-// yardsticks read back from JSON.
+// The roofline's arithmetic: the table of GPU peaks, the device's roofs, fractions of peak.
 #include <gtest/gtest.h>
 
-#include "evaluator/roofline.h"
-#include "evaluator/verdict.h"
+#include "verdict/roofline.h"
 
 namespace kf::eval {
 namespace {
@@ -132,47 +130,6 @@ TEST(MeanWork, TimedRoundsDrawEveryShapeAlike) {
   EXPECT_DOUBLE_EQ(m.bytes, 20);
   EXPECT_DOUBLE_EQ(m.other_flops, 2);
   EXPECT_DOUBLE_EQ(m.matmul_flops(), 225);
-}
-
-TEST(VerdictYardsticks, RoundTripAndOldVerdicts) {
-  Verdict v;
-  v.verdict = "correct";
-  v.correct = true;
-  v.time_ms = 1.0;
-  v.ref_time_ms = 2.0;
-  v.speedup = 2.0;
-  v.baseline = "eager";
-  v.baselines["eager"] = {2.0, 2.0, "", 0, false, PeakFraction{2.0, 1.0, 0.1, 1.0, "memory", 0.5, 5, 0.01}};
-  v.baselines["compile"] = {std::nullopt, std::nullopt, "torch.compile could not compile the reference: X", 3.0,
-                            false, std::nullopt};
-  v.peak = PeakFraction{1.0, 1.0, 0.1, 1.0, "memory", 1.0, 10, 0.02};
-  auto j = v.to_json();
-  EXPECT_EQ(j["baselines"]["compile"]["error"], "torch.compile could not compile the reference: X");
-  EXPECT_TRUE(j["baselines"]["compile"]["time_ms"].is_null());
-  auto back = Verdict::yardsticks_from_json(j);
-  ASSERT_TRUE(back.peak.has_value());
-  EXPECT_DOUBLE_EQ(back.peak->fraction, 1.0);
-  EXPECT_DOUBLE_EQ(back.baselines.at("eager").peak->fraction, 0.5);
-  EXPECT_FALSE(back.baselines.at("compile").time_ms.has_value());
-
-  // The primary baseline chosen afterwards: compile has no time, so eager stays, flagged.
-  auto c = Verdict::with_primary_baseline(j, "compile");
-  EXPECT_EQ(c["baseline"], "eager");
-  EXPECT_NE(std::find(c["flags"].begin(), c["flags"].end(), "primary_baseline_unavailable"), c["flags"].end());
-  j["baselines"]["compile"]["time_ms"] = 1.5;
-  j["baselines"]["compile"]["speedup"] = 1.5;
-  c = Verdict::with_primary_baseline(j, "compile");
-  EXPECT_EQ(c["baseline"], "compile");
-  EXPECT_DOUBLE_EQ(c["speedup"].get<double>(), 1.5);
-  EXPECT_DOUBLE_EQ(c["ref_time_ms"].get<double>(), 1.5);
-
-  // A verdict written before the yardsticks: its baseline is eager's.
-  nlohmann::json old{{"verdict", "correct"}, {"correct", true}, {"time_ms", 1.0}, {"ref_time_ms", 3.0}, {"speedup", 3.0}};
-  auto o = Verdict::yardsticks_from_json(old);
-  EXPECT_EQ(o.baseline, "eager");
-  ASSERT_TRUE(o.baselines.count("eager"));
-  EXPECT_DOUBLE_EQ(*o.baselines.at("eager").speedup, 3.0);
-  EXPECT_FALSE(o.peak.has_value());
 }
 
 }  // namespace
