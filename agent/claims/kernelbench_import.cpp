@@ -4,10 +4,10 @@
 #include <cctype>
 #include <filesystem>
 #include <map>
-#include <sstream>
 #include <tuple>
 
-#include "agent/claims/baseline_kind.h"
+#include "agent/claims/import_sources.h"
+#include "agent/claims/kernelbench_dataset.h"
 #include "agent/claims/kernelbench_formats.h"
 #include "agent/campaign/manifest.h"
 #include "agent/campaign/problem_set.h"
@@ -27,226 +27,6 @@ namespace kb = kernelbench;
 namespace {
 
 constexpr int kWarningsLoggedPerRun = 20;  // the rest stay on the records
-// A model's solution is a few KiB; a published folder may hold anything under that name.
-constexpr uintmax_t kMaxSolutionBytes = 4u << 20;
-
-struct SourceRun {
-  std::string name;
-  std::string path;  // "" for single files
-  std::vector<fs::path> files;
-  bool singles = false;
-  int level = 0;     // a run folder's level: its eval_results.json names problem numbers only
-  std::optional<PublishedRun> published;  // a release read whole (agent/claims/release_formats.h)
-};
-
-SourceRun from_published(PublishedRun run) {
-  SourceRun r;
-  r.name = run.name;
-  r.path = run.path;
-  r.level = run.level;
-  r.published = std::move(run);
-  return r;
-}
-
-// The runs of a path in one of the release formats; nullopt when it is none of them.
-std::optional<Result<std::vector<SourceRun>>> release_runs(const std::string& src, std::optional<int> level) {
-  auto format = release_format(src);
-  if (!format) return std::nullopt;
-  std::vector<SourceRun> out;
-  if (*format == "kernelbench-leaderboard") {
-    auto runs = read_leaderboard(src);
-    if (!runs) return Result<std::vector<SourceRun>>(runs.error());
-    for (auto& r : *runs) out.push_back(from_published(std::move(r)));
-  } else if (*format == "kernelbench-run-v2") {
-    auto run = read_kernelbench_run_v2(src, level);
-    if (!run) return Result<std::vector<SourceRun>>(run.error());
-    out.push_back(from_published(std::move(*run)));
-  } else {
-    const std::vector<std::string> files = *format == "cuda-l1" ? std::vector<std::string>{src} : cuda_l1_files(src);
-    for (const auto& f : files) {
-      auto run = read_cuda_l1(f);
-      if (!run) return Result<std::vector<SourceRun>>(run.error());
-      out.push_back(from_published(std::move(*run)));
-    }
-  }
-  return Result<std::vector<SourceRun>>(std::move(out));
-}
-
-// --level, else the one level of the run's files; several levels without --level is an error.
-Status decide_level(SourceRun& run, std::optional<int> wanted) {
-  std::set<int> levels;
-  for (const auto& f : run.files) levels.insert(kb::parse_solution_name(f.filename().string())->level);
-  if (wanted) run.level = *wanted;
-  else if (levels.size() == 1) run.level = *levels.begin();
-  else if (levels.size() > 1) {
-    std::string list;
-    for (int l : levels) list += (list.empty() ? "" : ", ") + std::to_string(l);
-    return make_error("import.levels", "run '" + run.name + "' holds solutions of levels " + list +
-                                           " but its eval_results.json names problems only: pass --level L");
-  }
-  return ok_status();
-}
-
-std::string folder_name(const fs::path& p) {
-  fs::path n = p.lexically_normal();
-  if (n.filename().empty()) n = n.parent_path();
-  return n.filename().string();
-}
-
-bool is_run_folder(const fs::path& dir) {
-  std::error_code ec;
-  if (fs::is_regular_file(dir / "eval_results.json", ec)) return true;
-  for (const auto& e : fs::directory_iterator(dir, ec))
-    if (kb::parse_solution_name(e.path().filename().string())) return true;
-  return false;
-}
-
-SourceRun run_folder(const fs::path& dir) {
-  SourceRun r;
-  r.name = folder_name(dir);
-  r.path = fs::absolute(dir).lexically_normal().string();
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator(dir, ec)) {
-    const std::string n = e.path().filename().string();
-    if (!e.is_regular_file(ec)) continue;
-    // A published folder's link could name any file of this machine (a key): it is not followed.
-    if (e.is_symlink(ec)) {
-      log::warn(e.path().string() + ": a symbolic link; ignored");
-      continue;
-    }
-    if (kb::parse_solution_name(n)) r.files.push_back(e.path());
-    else if (n.size() > 10 && n.compare(n.size() - 10, 10, "_kernel.py") == 0)
-      log::warn(e.path().string() + ": not named level_<L>_problem_<P>_sample_<S>_kernel.py; ignored");
-  }
-  auto key = [](const fs::path& p) {
-    auto s = kb::parse_solution_name(p.filename().string());
-    return std::make_tuple(s->level, s->problem, s->sample);
-  };
-  std::sort(r.files.begin(), r.files.end(), [&](const fs::path& a, const fs::path& b) { return key(a) < key(b); });
-  return r;
-}
-
-Result<std::vector<SourceRun>> collect_sources(const ImportOptions& o) {
-  std::vector<SourceRun> runs;
-  SourceRun singles;
-  singles.singles = true;
-  for (const auto& src : o.sources) {
-    const fs::path p(src);
-    std::error_code ec;
-    if (auto release = release_runs(src, o.level)) {
-      if (!*release) return release->error();
-      for (auto& r : **release) runs.push_back(std::move(r));
-      continue;
-    }
-    if (fs::is_directory(p, ec)) {
-      if (is_run_folder(p)) {
-        runs.push_back(run_folder(p));
-        continue;
-      }
-      std::vector<fs::path> subs;
-      for (const auto& e : fs::directory_iterator(p, ec))
-        if (e.is_directory(ec) && (is_run_folder(e.path()) || release_format(e.path().string())))
-          subs.push_back(e.path());
-      if (subs.empty())
-        return make_error("import.not_a_run",
-                          "'" + src + "' is neither a KernelBench run folder (level_<L>_problem_<P>_sample_<S>_"
-                                      "kernel.py files and eval_results.json, or problem_<P>_kernel.py files and "
-                                      "detailed_results.json), a CUDA-L1 file or folder, the leaderboard's "
-                                      "raw_data.json, nor a folder of run folders");
-      std::sort(subs.begin(), subs.end());
-      for (const auto& s : subs) {
-        if (is_run_folder(s)) {
-          runs.push_back(run_folder(s));
-          continue;
-        }
-        auto release = release_runs(s.string(), o.level);
-        if (!*release) return release->error();
-        for (auto& r : **release) runs.push_back(std::move(r));
-      }
-    } else if (fs::is_regular_file(p, ec) && p.extension() == ".py") {
-      singles.files.push_back(p);
-    } else {
-      return make_error("import.source",
-                        fs::exists(p, ec) ? "'" + src + "' is not a .py solution file, a folder, a CUDA-L1 JSON-lines "
-                                                        "file or the leaderboard's raw_data.json"
-                                          : "'" + src + "' does not exist");
-    }
-  }
-  if (!o.name.empty() && singles.files.empty()) {
-    if (runs.size() != 1)
-      return make_error("import.name", "--name names one run, but " + std::to_string(runs.size()) +
-                                           " run folders were given: import them one at a time to rename them");
-    runs.front().name = o.name;
-    if (runs.front().published) runs.front().published->name = o.name;
-  }
-  std::map<std::string, std::string> names;
-  for (auto& r : runs) {
-    if (!r.published)
-      if (auto st = decide_level(r, o.level); !st) return st.error();
-    if (auto [it, fresh] = names.emplace(r.name, r.path); !fresh)
-      return make_error("import.duplicate_run", "two run folders are named '" + r.name + "': " + it->second + " and " +
-                                                    r.path + "; import one of them on its own with --name");
-  }
-  if (!singles.files.empty()) {
-    if (o.problem.empty())
-      return make_error("import.problem",
-                        "single solution files need --problem P.py: the KernelBench problem they solve");
-    singles.name = o.name.empty() ? "files" : o.name;
-    runs.push_back(std::move(singles));
-  }
-  if (runs.empty()) return make_error("import.source", "nothing to import: name run folders or solution files");
-  return runs;
-}
-
-// KernelBench problems of a dataset folder by (level, number), read once.
-class Dataset {
- public:
-  explicit Dataset(std::string dir) : dir_(std::move(dir)) {}
-  // nullopt (with `why`) when the dataset has no such problem or its file cannot be read.
-  std::optional<ProblemInfo> find(int level, int number, std::string& why) {
-    auto key = std::make_pair(level, number);
-    if (auto it = cache_.find(key); it != cache_.end()) {
-      why = it->second.second;
-      return it->second.first;
-    }
-    auto& slot = cache_[key];
-    slot.first = look_up(level, number, slot.second);
-    why = slot.second;
-    return slot.first;
-  }
-
- private:
-  std::optional<ProblemInfo> look_up(int level, int number, std::string& why) {
-    if (dir_.empty()) {
-      why = "no --kernelbench dataset folder given";
-      return std::nullopt;
-    }
-    const fs::path folder = fs::path(dir_) / ("level" + std::to_string(level));
-    std::vector<fs::path> matches;
-    std::error_code ec;
-    for (const auto& e : fs::directory_iterator(folder, ec)) {
-      const std::string n = e.path().filename().string();
-      if (e.path().extension() == ".py" && kb::problem_number(n) == number) matches.push_back(e.path());
-    }
-    if (ec) {
-      why = "the dataset has no folder " + folder.string();
-      return std::nullopt;
-    }
-    if (matches.size() != 1) {
-      why = matches.empty() ? folder.string() + " has no problem " + std::to_string(number) + "_*.py"
-                            : folder.string() + " has several problems numbered " + std::to_string(number);
-      return std::nullopt;
-    }
-    auto p = load_problem(matches.front().string());
-    if (!p) {
-      why = p.error().message;
-      return std::nullopt;
-    }
-    return *p;
-  }
-  std::string dir_;
-  std::map<std::pair<int, int>, std::pair<std::optional<ProblemInfo>, std::string>> cache_;
-};
 
 std::string safe(const std::string& s) {
   std::string out;
@@ -254,31 +34,7 @@ std::string safe(const std::string& s) {
   return out;
 }
 
-// The solution's text, unless it cannot be read or is too large to be one.
-Result<std::string> read_solution(const fs::path& file) {
-  std::error_code ec;
-  const uintmax_t size = fs::file_size(file, ec);
-  if (ec) return make_error("io.read", "cannot read '" + file.string() + "': " + ec.message());
-  if (size > kMaxSolutionBytes)
-    return make_error("import.too_large", file.string() + " holds " + std::to_string(size) +
-                                              " bytes, more than the 4 MiB a solution may have");
-  return read_file(file.string());
-}
-
 using IdentityKey = std::tuple<std::string, int, int, int, std::string>;  // run, level, problem, sample, sha256
-
-// The KernelBench dataset a run folder was made against, when the run ships inside a KernelBench checkout
-// (<checkout>/runs/<run>/ next to <checkout>/KernelBench/level<L>/): its problems are the run's own reference.
-std::string run_dataset(const std::string& run_path, int level) {
-  if (run_path.empty() || level <= 0) return "";
-  fs::path p = fs::path(run_path);
-  std::error_code ec;
-  for (int up = 0; up < 3 && p.has_parent_path() && p.parent_path() != p; ++up) {
-    p = p.parent_path();
-    if (fs::is_directory(p / "KernelBench" / ("level" + std::to_string(level)), ec)) return (p / "KernelBench").string();
-  }
-  return "";
-}
 
 // A solution ready to be recorded, whichever format it came from.
 struct Incoming {
@@ -606,9 +362,9 @@ class Importer {
   corpus::Writer& writer_;
   std::string run_id_;
   int session_ = 1;
-  Dataset dataset_;
+  KernelBenchDataset dataset_;
   std::string dataset_dir_;
-  std::map<std::string, Dataset> run_datasets_;  // the KernelBench checkouts runs ship in
+  std::map<std::string, KernelBenchDataset> run_datasets_;  // the KernelBench checkouts runs ship in
   std::map<std::string, std::string> stored_references_;  // sha256 -> companion path
   std::map<std::pair<std::string, std::string>, ReferenceComparison> comparisons_;
   std::set<IdentityKey> known_;
@@ -685,94 +441,6 @@ Result<ImportResult> import_kernelbench(const ImportOptions& o) {
     result.runs.push_back(std::move(*done));
   }
   return result;
-}
-
-namespace {
-
-std::string counts_text(const std::map<std::string, int>& counts, const std::vector<std::string>& order) {
-  std::string t;
-  for (const auto& k : order)
-    if (auto it = counts.find(k); it != counts.end()) t += (t.empty() ? "" : ", ") + k + " " + std::to_string(it->second);
-  return t.empty() ? "-" : t;
-}
-
-}  // namespace
-
-std::string format_import_result(const ImportResult& r) {
-  std::ostringstream o;
-  o << "# kforge import: " << r.out << " (" << r.run_id << ")\n\n"
-    << "| run | format | level | entries | solutions | new | already imported | claimed compiled | claimed correct | "
-       "claimed faster | not imported | missing problems | unreadable entries | entries without a solution | "
-       "solutions without an entry | warnings |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
-  for (const auto& run : r.runs) {
-    std::string missing = std::to_string(run.missing_problems.size());
-    if (!run.missing_problems.empty()) {
-      std::string list;
-      for (int p : run.missing_problems) list += (list.empty() ? "" : ", ") + std::to_string(p);
-      missing += " (" + list + ")";
-    }
-    o << "| " << run.name << " | " << run.format << " | " << (run.level > 0 ? std::to_string(run.level) : "-")
-      << " | " << run.entries << " | " << run.solutions << " | " << run.added << " | " << run.already << " | "
-      << run.claimed_compiled << " | " << run.claimed_correct << " | " << run.claimed_faster << " | " << run.skipped
-      << " | " << missing << " | " << run.unreadable_entries << " | " << run.entries_without_file << " | "
-      << run.without_entry << " | " << run.warnings << " |\n";
-  }
-  // What the newly imported solutions are, and what their claims are made against.
-  o << "\n## Claims and what the solutions are (new solutions)\n\n"
-    << "| run | model | hardware (as stated) | claimed speedups by baseline | ";
-  for (const auto& k : solution_kinds()) o << solution_kind_label(k) << " | ";
-  o << "own reference compared | reference_differs | on degenerate problems | on fooled problems |\n|---|---|---|---|";
-  for (size_t i = 0; i < solution_kinds().size(); ++i) o << "---|";
-  o << "---|---|---|---|\n";
-  for (const auto& run : r.runs) {
-    o << "| " << run.name << " | " << (run.model.empty() ? "-" : run.model) << " | "
-      << (run.hardware.empty() ? "-" : run.hardware) << " | " << counts_text(run.baselines, baseline_kinds()) << " | ";
-    for (const auto& k : solution_kinds()) {
-      auto it = run.kinds.find(k);
-      o << (it == run.kinds.end() ? 0 : it->second) << " | ";
-    }
-    o << run.references_compared << " | " << run.references_differ << " | " << run.on_degenerate << " | "
-      << run.on_fooled << " |\n";
-  }
-  // Every problem whose reference differs, a changed computation first: it changes what a speedup means.
-  struct Drift {
-    std::vector<std::string> changes;
-    std::string summary;
-    std::vector<std::string> runs;
-  };
-  std::map<std::pair<int, int>, Drift> drift;
-  for (const auto& run : r.runs)
-    for (const auto& [key, d] : run.drift) {
-      auto& x = drift[key];
-      x.changes = d.first;
-      x.summary = d.second;
-      x.runs.push_back(run.name);
-    }
-  if (!drift.empty()) {
-    std::map<std::string, int> by_change;
-    for (const auto& [key, d] : drift)
-      for (const auto& c : d.changes) ++by_change[c];
-    std::string counts;
-    for (const auto& [c, n] : by_change) counts += (counts.empty() ? "" : ", ") + c + " " + std::to_string(n);
-    o << "\n## reference_differs: the claim's reference is not the dataset's problem (" << drift.size()
-      << " problems; changed: " << counts << ")\n\n| level | problem | changed | runs | what differs (claimed "
-      << "reference -> dataset) |\n|---|---|---|---|---|\n";
-    for (int pass = 0; pass < 2; ++pass)
-      for (const auto& [key, d] : drift) {
-        const bool computation = !d.changes.empty() && d.changes.front() == "computation";
-        if (computation != (pass == 0)) continue;
-        std::string runs, changes;
-        for (const auto& n : d.runs) runs += (runs.empty() ? "" : ", ") + n;
-        for (const auto& c : d.changes) changes += (changes.empty() ? "" : ", ") + c;
-        std::string summary = d.summary;
-        std::replace(summary.begin(), summary.end(), '|', '/');
-        o << "| " << key.first << " | " << key.second << " | " << changes << " | " << runs << " | " << summary
-          << " |\n";
-      }
-  }
-  o << "\nNext: `kforge reverify " << r.out << "` re-judges the claimed-correct solutions; `kforge report " << r.out
-    << "` tabulates claims and outcomes.\n";
-  return o.str();
 }
 
 }  // namespace kf::agent

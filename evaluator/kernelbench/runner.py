@@ -17,6 +17,13 @@ command per line on --cmd-fd:
 and answers each with one JSON line on --report-fd (never stdout: the solution may print there). Once the
 solution is imported everything in this process is the solution's: nothing reported here decides a verdict
 or a time except as evidence against it (a round in which no custom kernel ran). docs/candidates.md.
+
+Why one file of ~630 lines: once the solution is imported it shares this process, so the runner keeps its own
+code out of reach as one module: its functions bind what they use as default arguments when this file is
+read, `__main__` is replaced by an empty module before the solution loads, and the only other module
+(extension_call, shared with the build recorder) is dropped from sys.modules. Every further module would be
+one more entry to hide and one more set of globals the solution could rebind, and one more file copied into
+each job folder (runner_launch.cpp), a folder the solution's process can write.
 """
 import ctypes
 import importlib.machinery
