@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <string>
+#include <utility>
 
 #include <signal.h>
 
@@ -154,18 +155,25 @@ std::string string_field(const nlohmann::json& j, const char* key, const std::st
 
 }  // namespace
 
-void finalize(Verdict& v) {
+std::string judged_verdict(const Verdict& v) {
+  // A verdict other than correct (a runner's failure, a harness error) was decided where it happened.
+  if (v.verdict != "correct" && !v.verdict.empty()) return v.verdict;
   bool rejected = false, incorrect = false;
   for (const auto& r : v.reasons) {
     rejected = rejected || r.code.rfind("rejected", 0) == 0;
     incorrect = incorrect || r.code.rfind("incorrect", 0) == 0;
   }
-  if (v.verdict == "correct" || v.verdict.empty()) {
-    if (rejected) v.verdict = "rejected";
-    else if (incorrect) v.verdict = "incorrect";
-    else v.verdict = "correct";
-  }
+  return rejected ? "rejected" : incorrect ? "incorrect" : "correct";
+}
+
+void finalize(Verdict& v) {
+  v.verdict = judged_verdict(v);
   v.correct = v.verdict == "correct";
+}
+
+void judge_harness_failure(Verdict& v, Reason reason) {
+  v.verdict = "harness_error";
+  v.reasons.push_back(std::move(reason));
 }
 
 void judge_runner_failure(Verdict& v, const RunnerEnd& e, bool candidate_loaded, const std::string& during,
