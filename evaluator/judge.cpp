@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <string>
+#include <utility>
 
 #include <signal.h>
 
@@ -154,17 +155,18 @@ std::string string_field(const nlohmann::json& j, const char* key, const std::st
 
 }  // namespace
 
-void finalize(Verdict& v) {
+VerdictKind judged_verdict(const Verdict& v) {
+  // A verdict other than correct (a runner's failure, a harness error) was decided where it happened.
+  if (v.kind != VerdictKind::correct) return v.kind;
   bool rejected = false, incorrect = false;
   for (const auto& r : v.reasons) {
     rejected = rejected || r.code.rfind("rejected", 0) == 0;
     incorrect = incorrect || r.code.rfind("incorrect", 0) == 0;
   }
-  // A failure already decided (a runner's, a compile's) stays; a candidate that was correct so far is not.
-  if (v.kind != VerdictKind::correct) return;
-  if (rejected) v.kind = VerdictKind::rejected;
-  else if (incorrect) v.kind = VerdictKind::incorrect;
+  return rejected ? VerdictKind::rejected : incorrect ? VerdictKind::incorrect : VerdictKind::correct;
 }
+
+void finalize(Verdict& v) { v.kind = judged_verdict(v); }
 
 VerdictKind verdict_for_compile_reason(const std::string& code) {
   const std::string head = code.substr(0, code.find('.'));
@@ -173,6 +175,11 @@ VerdictKind verdict_for_compile_reason(const std::string& code) {
   if (head == "incorrect") return VerdictKind::incorrect;
   if (head == "usage" || head == "harness") return VerdictKind::harness_error;
   return VerdictKind::compile_error;
+}
+
+void judge_harness_failure(Verdict& v, Reason reason) {
+  v.kind = VerdictKind::harness_error;
+  v.reasons.push_back(std::move(reason));
 }
 
 void judge_runner_failure(Verdict& v, const RunnerEnd& e, bool candidate_loaded, const std::string& during,

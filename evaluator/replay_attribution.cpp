@@ -10,7 +10,7 @@
 #include "core/data_dir.h"
 #include "core/files.h"
 #include "core/time.h"
-#include "evaluator/evaluator_impl.h"
+#include "evaluator/evaluation_session.h"
 #include "sandbox/leftovers.h"
 
 namespace fs = std::filesystem;
@@ -39,9 +39,9 @@ bool Evaluator::Impl::statically_attributed(const Compiled& compiled) {
   return a.is_object() && a.contains("trusted") && a["trusted"].is_boolean() && a["trusted"].get<bool>();
 }
 
-bool Evaluator::Impl::record_trial(Verdict& v, Session& s, uint64_t seed) {
-  s.record_bytes = std::clamp<int64_t>(4 * trial_bytes + kRecordFloorBytes, kRecordFloorBytes, kRecordCapBytes);
-  auto r = one_trial(v, s, opt.trials + 3, seed, kVariants[0],
+bool Evaluator::Impl::record_trial(EvaluationSession& s) {
+  s.record_bytes = std::clamp<int64_t>(4 * s.trial_bytes + kRecordFloorBytes, kRecordFloorBytes, kRecordCapBytes);
+  auto r = one_trial(s, opt.trials + 3, s.seed, kVariants[0],
                      "attribution trial (trial 0's seed, extension calls recorded for the replay)");
   s.record_bytes = 0;
   return r && r->empty();

@@ -104,9 +104,9 @@ void Evaluator::Impl::measure_yardsticks(Verdict& v, const Plan& plan, bool copi
         if (v.time_ms && *v.time_ms > 0) bt.speedup = *bt.time_ms / *v.time_ms;
         bt.peak = fraction(*bt.time_ms);
       } else if (base.error().code == "oracle.candidate") {
-        // The runner left the shared buffers broken on its way out (a truncated slot file): its doing.
+        // The runner left the shared buffers broken on its way out (a truncated slot file): its doing. A reason
+        // like any other: the judgement (phases/judgement.cpp) makes the verdict rejected.
         v.reasons.push_back({"rejected.buffer_tampered", base.error().message});
-        finalize(v);
         return;
       } else {
         bt.error = base.error().message;

@@ -1,31 +1,20 @@
-// The timing of an evaluation: the plan (calls per round, slots), the baseline's timing, one round of
-// runner calls between two trusted clocks, and the rounds until the policy stops them.
+// The rounds every phase runs and the timing facts that outlive an evaluation: one round of runner calls
+// between two trusted clocks, the oracle's preparation and check around a timed round, the calibration of the
+// harness's own cost of a round (during setup), the timing plan of a problem (cached), the device check, and
+// the baseline's timing (cached). The candidate's timed rounds are the timing phase (phases/timing.cpp).
 #include <signal.h>
-#include <stdlib.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
-#include <cstring>
-#include <filesystem>
 
-#include "core/child_process.h"
-#include "core/data_dir.h"
-#include "core/files.h"
-#include "core/log.h"
 #include "core/time.h"
-#include "evaluator/evaluator_impl.h"
-#include "evaluator/text_hygiene.h"
-#include "sandbox/seccomp.h"
-
-namespace fs = std::filesystem;
+#include "evaluator/evaluation_session.h"
 
 namespace kf::eval {
 
-RunnerEnd Evaluator::Impl::round(Session& s, const nlohmann::json& order, const nlohmann::json& shapes, double* ms,
-                                  int64_t touch_bytes) {
+RunnerEnd Evaluator::Impl::round(EvaluationSession& s, const nlohmann::json& order, const nlohmann::json& shapes,
+                                  double* ms, int64_t touch_bytes) {
   nlohmann::json cmd{{"op", "round"}, {"order", order}};
   if (!shapes.is_null()) cmd["shapes"] = shapes;
   if (touch_bytes > 0) cmd["touch_bytes"] = touch_bytes;
@@ -68,7 +57,8 @@ nlohmann::json Evaluator::Impl::round_check_request(const nlohmann::json& check_
           {"sample", std::max<int64_t>(1, opt.round_check_sample)}};
 }
 
-bool Evaluator::Impl::calibrate_rounds(Verdict& v, Session& s, const Plan& plan) {
+bool Evaluator::Impl::calibrate_rounds(EvaluationSession& s, const Plan& plan) {
+  Verdict& v = s.verdict;
   constexpr int kWarmup = 2, kMinRounds = 15, kMaxRounds = 45;
   // The harness's cost of a round depends on what surrounds it: on the H200 it grew with the GPU work in the
   // round (0.19 ms beside an empty memset, 0.25-0.35 ms beside 1.4-3 ms of work) and with how long the runner
@@ -95,7 +85,7 @@ bool Evaluator::Impl::calibrate_rounds(Verdict& v, Session& s, const Plan& plan)
     if (auto prep = prepare_round(plan.slots); !prep.ok()) return !oracle_failed(v, prep.error());
     double ms = 0;
     auto e = round(s, nlohmann::json::array(), nullptr, &ms, touch);
-    if (runner_failed(v, s, e, "measuring the round overhead")) return false;
+    if (runner_failed(s, e, "measuring the round overhead")) return false;
     // The memsets overwrote outputs: the scan's count means nothing here, only its cost does.
     if (auto scan = ask(round_check_request(nlohmann::json::array())); !scan.ok())
       return !oracle_failed(v, scan.error());
@@ -192,134 +182,6 @@ Result<nlohmann::json> Evaluator::Impl::baseline(const Plan& p, bool copies_outp
   b["device_checks"] = checks;
   baselines[key] = b;
   return b;
-}
-
-int Evaluator::Impl::candidate_calls_per_round(const Verdict& v, const Session& s, const Plan& plan) const {
-  // A trial is a round of one call: its trusted time less the calibrated round overhead is one call. The
-  // fastest trial counts (the first may hold lazy initialisation). A candidate that shapes its trial times
-  // only picks a count between the plan's and max_slots: the calibration and every check are the same for all.
-  double call_ms = plan.call_ms;
-  for (const auto& t : v.checks["trials"]) {
-    auto ms = t.find("call_ms");
-    if (ms != t.end() && ms->is_number()) call_ms = std::min(call_ms, ms->get<double>() - s.round_overhead_ms);
-  }
-  const double calls = std::ceil(opt.round_target_ms / std::max(call_ms, 1e-4));
-  return static_cast<int>(std::clamp<double>(calls, plan.slots, plan.max_slots));
-}
-
-bool Evaluator::Impl::timed_rounds(Verdict& v, Session& s, int k) {
-  TimingPolicy policy(policy_options());
-  std::vector<int> order(static_cast<size_t>(k));
-  std::bernoulli_distribution checked(std::clamp(opt.check_fraction, 0.0, 1.0));
-  double events_total = 0, trusted_total = 0;
-  std::vector<double> tails;
-  int checked_rounds = 0, checked_slots = 0, round_no = 0;
-  bool shapes_sent = false;
-  nlohmann::json round_log = nlohmann::json::array();
-  while (!policy.done()) {
-    // Fresh inputs in every slot, outputs poisoned, called in a random order.
-    const double prep_start = now_s();
-    auto prep = prepare_round(k);
-    if (!prep.ok()) return !oracle_failed(v, prep.error());
-    const double prep_ms = (now_s() - prep_start) * 1e3;
-    for (int i = 0; i < k; ++i) order[static_cast<size_t>(i)] = i;
-    std::shuffle(order.begin(), order.end(), rng);
-    nlohmann::json shapes;
-    if (varying_shapes || !shapes_sent) {
-      shapes = nlohmann::json::array();
-      for (const auto& sh : (*prep)["shapes"]) shapes.push_back({{"inputs", sh["inputs"]}, {"outputs", sh["outputs"]}});
-      shapes_sent = true;
-    }
-    double raw_ms = 0;
-    auto e = round(s, order, shapes, &raw_ms);
-    const double ms = std::max(0.0, raw_ms - s.round_overhead_ms);
-    const std::string label = "timed round " + std::to_string(round_no);
-    if (runner_failed(v, s, e, label)) return false;
-    check_maps(v, s);
-    if (no_custom_kernel(v, s, e, label)) return false;
-    // Chosen after the round, by the trusted side alone: the candidate cannot know which rounds count.
-    // A checked round compares a random handful of its slots in full; every slot is scanned for poison.
-    const bool check = !policy.warming_up() && checked(rng);
-    nlohmann::json check_slots = nlohmann::json::array();
-    if (check) {
-      std::vector<int> pick(order);
-      std::shuffle(pick.begin(), pick.end(), rng);
-      for (size_t i = 0; i < pick.size() && i < kCheckedSlotsPerRound; ++i) check_slots.push_back(pick[i]);
-    }
-    const double check_start = now_s();
-    auto rc = ask(round_check_request(check_slots));
-    if (!rc.ok()) return !oracle_failed(v, rc.error());
-    const double check_ms = (now_s() - check_start) * 1e3;
-    int64_t unwritten = 0;
-    for (const auto& u : (*rc)["unwritten"]) unwritten += u[1].get<int64_t>();
-    if (unwritten > 0) {
-      v.reasons.push_back({"rejected.deferred_work",
-                           std::to_string(unwritten) + " output elements still held the poison when " + label +
-                               " was reported complete: the work was skipped or deferred past the round"});
-      return false;
-    }
-    std::vector<Reason> reasons;
-    for (const auto& c : (*rc)["checks"]) {
-      nlohmann::json rec;
-      std::string where = label + " (slot " + std::to_string(c.value("slot", 0)) + ", checked at random";
-      if (auto n = c.find("sampled"); n != c.end() && n->is_number())
-        where += " at " + std::to_string(n->get<int64_t>()) + " random positions per output";
-      auto r = judge_comparison(v, c, -1, where + ")", &rec);
-      if (!r.empty()) v.checks["trials"].push_back(rec);
-      reasons.insert(reasons.end(), r.begin(), r.end());
-      ++checked_slots;
-    }
-    if (check) ++checked_rounds;
-    if (!reasons.empty()) {
-      v.reasons.insert(v.reasons.end(), reasons.begin(), reasons.end());
-      return false;
-    }
-    auto ev = e.reply.find("events_ms");
-    const double events = ev != e.reply.end() && ev->is_number() ? ev->get<double>() : 0.0;
-    auto tl = e.reply.find("device_tail_ms");
-    const double tail = tl != e.reply.end() && tl->is_number() ? tl->get<double>() : 0.0;
-    if (!policy.warming_up()) {
-      events_total += events;
-      trusted_total += ms;
-      tails.push_back(tail);
-    }
-    if (round_log.size() < 400) round_log.push_back({raw_ms, events, check, prep_ms, check_ms});
-    policy.add(ms, k);
-    ++round_no;
-  }
-  nlohmann::json t = policy.summary();
-  t["calls_per_round"] = k;
-  t["checked_rounds"] = checked_rounds;
-  t["checked_slots"] = checked_slots;
-  // [trusted ms before the overhead is taken off, runner events ms, checked, oracle's prepare ms, its check ms]
-  t["rounds_log"] = round_log;
-  t["round_overhead_ms"] = s.round_overhead_ms;
-  t["calibration_log"] = s.calibration_log;  // [trusted ms, runner events ms, bytes the runner's memsets wrote]
-  // The channel's own round trip (empty rounds), to show what a round's time holds besides the calls.
-  double rtt = 1e9;
-  for (int i = 0; i < 3; ++i) {
-    double ms = 0;
-    auto e = round(s, nlohmann::json::array(), nullptr, &ms);
-    if (runner_failed(v, s, e, "an empty round")) return false;
-    rtt = std::min(rtt, ms);
-  }
-  t["channel_rtt_ms"] = rtt;
-  // The part of a median round that was the harness's rather than the candidate's (taken off the samples).
-  t["channel_share"] = s.round_overhead_ms / std::max(1e-9, policy.median_ms() * k + s.round_overhead_ms);
-  if (opt.backend == Backend::cuda && trusted_total > 0) {
-    const double calls = static_cast<double>(policy.calls());
-    t["events_per_call_ms"] = events_total / calls;
-    if (auto r = judge_event_disagreement(trusted_total / calls, events_total / calls)) v.reasons.push_back(*r);
-  }
-  if (!tails.empty()) {
-    std::nth_element(tails.begin(), tails.begin() + static_cast<long>(tails.size() / 2), tails.end());
-    const double median_tail = tails[tails.size() / 2];
-    t["device_tail_ms"] = median_tail;
-    if (auto r = judge_device_tail(median_tail, policy.median_ms() * k)) v.reasons.push_back(*r);
-  }
-  v.checks["timing"]["candidate"] = t;
-  v.time_ms = policy.median_ms();
-  return true;
 }
 
 }  // namespace kf::eval
