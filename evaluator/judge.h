@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "evaluator/runner_session.h"
-#include "evaluator/verdict.h"
+#include "verdict/verdict.h"
 
 namespace kf::eval {
 
