@@ -37,9 +37,23 @@ Verdict Verdict::no_code(const std::string& failure, const std::string& message)
   return v;
 }
 
+std::string Verdict::name() const {
+  return kind == VerdictKind::unknown && !recorded_name.empty() ? recorded_name : to_string(kind);
+}
+
+namespace {
+// A verdict read from a file keeps the fields it had, and only those.
+nlohmann::json as_recorded(nlohmann::json j, const std::vector<std::string>& recorded_fields) {
+  if (recorded_fields.empty()) return j;
+  for (const char* k : kKnownFields)
+    if (std::find(recorded_fields.begin(), recorded_fields.end(), k) == recorded_fields.end()) j.erase(k);
+  return j;
+}
+}  // namespace
+
 nlohmann::json Verdict::to_json() const {
   nlohmann::json j = unknown_fields.is_object() ? unknown_fields : nlohmann::json::object();
-  j["verdict"] = to_string(kind);
+  j["verdict"] = name();
   j["correct"] = correct();
   j["reasons"] = reasons_json(reasons);
   j["checks"] = checks;
@@ -48,7 +62,7 @@ nlohmann::json Verdict::to_json() const {
   j["speedup"] = optional_number(speedup);
   j["flags"] = flags;
   // A reply without source was never evaluated: its record keeps the short form it always had.
-  if (kind == VerdictKind::no_code) return j;
+  if (kind == VerdictKind::no_code) return as_recorded(std::move(j), recorded_fields);
   j["problem"] = problem;
   j["backend"] = backend;
   j["candidate_kind"] = candidate_kind;
@@ -76,7 +90,7 @@ nlohmann::json Verdict::to_json() const {
   j["compile_s"] = compile_s;
   j["eval_s"] = eval_s;
   j["compiler_output"] = compiler_output;
-  return j;
+  return as_recorded(std::move(j), recorded_fields);
 }
 
 namespace {
@@ -117,6 +131,7 @@ Verdict Verdict::from_json(const nlohmann::json& j) {
   v.kind = VerdictKind::unknown;
   if (!j.is_object()) return v;
   v.kind = recorded_kind(optional_string_at(j, "verdict"), optional_bool_at(j, "correct"));
+  if (v.kind == VerdictKind::unknown) v.recorded_name = string_at(j, "verdict");
   v.problem = string_at(j, "problem");
   v.backend = string_at(j, "backend");
   v.candidate_kind = string_at(j, "candidate_kind", "kf_forward");
@@ -159,8 +174,10 @@ Verdict Verdict::from_json(const nlohmann::json& j) {
   v.compile_s = number_at(j, "compile_s").value_or(0);
   v.eval_s = number_at(j, "eval_s").value_or(0);
   v.compiler_output = string_at(j, "compiler_output");
-  for (const auto& [key, value] : j.items())
-    if (!known_field(key)) v.unknown_fields[key] = value;
+  for (const auto& [key, value] : j.items()) {
+    if (known_field(key)) v.recorded_fields.push_back(key);
+    else v.unknown_fields[key] = value;
+  }
   return v;
 }
 

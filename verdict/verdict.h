@@ -69,10 +69,16 @@ struct Verdict {
   double compile_s = 0;
   double eval_s = 0;
   std::string compiler_output;     // capped, first errors intact
-  // Top-level fields of a recorded verdict this kforge does not know (a later version's): kept, written back.
+  // A verdict read from a file is written back key for key (reverify.json keeps what older kforge wrote):
+  // the fields it had (`recorded_fields`, empty for a verdict made here: all are written), the name of a kind
+  // this kforge does not know, and the fields of a later version (`unknown_fields`).
+  std::vector<std::string> recorded_fields;
+  std::string recorded_name;
   nlohmann::json unknown_fields = nlohmann::json::object();
 
   bool correct() const { return kind == VerdictKind::correct; }
+  // The kind's name; for a recorded kind this kforge does not know, the name as recorded.
+  std::string name() const;
 
   // What a record without a verdict reads as: kind unknown, nothing measured.
   static const Verdict& none();
@@ -83,8 +89,7 @@ struct Verdict {
 
   nlohmann::json to_json() const;
   // A recorded verdict, read by type: a corpus or results file is text anyone could have edited, so a field of
-  // the wrong type reads as absent, and a kind that is absent, unknown or contradicted by `correct` reads as
-  // `unknown`. Verdicts recorded before the yardsticks existed read as eager-only: their ref_time_ms and speedup
+  // the wrong type reads as absent, and the kind follows recorded_kind (verdict_kind.h). Verdicts recorded before the yardsticks existed read as eager-only: their ref_time_ms and speedup
   // become baselines.eager's.
   static Verdict from_json(const nlohmann::json& j);
 

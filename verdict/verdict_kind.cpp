@@ -33,10 +33,9 @@ std::optional<VerdictKind> parse_verdict_kind(std::string_view name) {
 }
 
 VerdictKind recorded_kind(const std::optional<std::string>& name, const std::optional<bool>& correct) {
-  if (!name) return VerdictKind::unknown;
-  const auto kind = parse_verdict_kind(*name);
-  if (!kind) return VerdictKind::unknown;
-  if ((*kind == VerdictKind::correct) != correct.value_or(false)) return VerdictKind::unknown;
+  if (correct.value_or(false)) return VerdictKind::correct;
+  const auto kind = name ? parse_verdict_kind(*name) : std::nullopt;
+  if (!kind || *kind == VerdictKind::correct) return VerdictKind::unknown;
   return *kind;
 }
 

@@ -22,8 +22,9 @@ std::string to_string(VerdictKind kind);
 // nullopt for a name that is not one of the kinds above (`unknown` is never parsed: it is what is left).
 std::optional<VerdictKind> parse_verdict_kind(std::string_view name);
 
-// The kind a recorded verdict reads as: its name, where `correct` agrees ("correct" needs correct: true; a
-// record whose two fields disagree was edited by hand and is not counted as correct). The one rule every
+// The kind a recorded verdict reads as. `correct: true` decides correctness, as every kforge has counted it
+// (corpora whose verdicts carry only that field read as they always did); otherwise the name decides, and a
+// name that is absent, unknown, or "correct" without `correct: true` reads as `unknown`. The one rule every
 // reader of recorded verdicts applies, the full parser and the corpus's fast scanner alike.
 VerdictKind recorded_kind(const std::optional<std::string>& name, const std::optional<bool>& correct);
 

@@ -117,7 +117,7 @@ Result<std::string> render_feedback(const PromptTemplates& t, const eval::Verdic
     case VerdictKind::harness_error:
     case VerdictKind::unknown: break;
   }
-  return make_error("feedback.verdict", "no feedback template for verdict '" + eval::to_string(verdict.kind) + "'");
+  return make_error("feedback.verdict", "no feedback template for verdict '" + verdict.name() + "'");
 }
 
 }  // namespace kf::agent

@@ -1,3 +1,6 @@
+// The imported solutions' report: one summary (summarize_imports) and its four forms (md tables and notes,
+// json, csv, the md report with imports). Over 450 lines on purpose: the forms state the same figures and are
+// kept beside the summary they render, so that a column added to one is seen missing from the others.
 #include "agent/report/import_report.h"
 
 #include <algorithm>

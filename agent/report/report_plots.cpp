@@ -1,3 +1,6 @@
+// The html report's figures, one function each, with the helpers they share (colours and point shapes per
+// configuration, axes, labels). Over 450 lines on purpose: the figures are read and changed together so that
+// colours, axes and wording agree from one figure to the next; a file per figure would scatter that.
 #include "agent/report/report_plots.h"
 
 #include <algorithm>

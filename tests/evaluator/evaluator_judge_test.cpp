@@ -111,18 +111,6 @@ TEST(Judge, TolerancesOrderedByPrecision) {
   EXPECT_EQ(tolerance_for("int64").rel_l2, 0);
 }
 
-TEST(Verdict, ExitCodes) {
-  Verdict v;
-  v.kind = VerdictKind::correct;
-  EXPECT_EQ(v.exit_code(), 0);
-  v.kind = VerdictKind::incorrect;
-  EXPECT_EQ(v.exit_code(), 1);
-  v.kind = VerdictKind::harness_error;
-  EXPECT_EQ(v.exit_code(), 3);
-  v.reasons = {{"problem.invalid", "x"}};
-  EXPECT_EQ(v.exit_code(), 2);
-}
-
 TEST(Signature, CDeclaration) {
   Signature s;
   s.problem = "/x/23_Softmax.py";

@@ -39,9 +39,12 @@ TEST(VerdictKinds, NamesRoundTripAndUnknownNamesAreNotParsed) {
   EXPECT_FALSE(parse_verdict_kind("Correct"));
   EXPECT_EQ(recorded_kind(std::string("correct"), true), VerdictKind::correct);
   EXPECT_EQ(recorded_kind(std::string("correct"), false), VerdictKind::unknown);  // fields disagree
-  EXPECT_EQ(recorded_kind(std::string("incorrect"), true), VerdictKind::unknown);
+  EXPECT_EQ(recorded_kind(std::string("correct"), std::nullopt), VerdictKind::unknown);
   EXPECT_EQ(recorded_kind(std::string("incorrect"), std::nullopt), VerdictKind::incorrect);
-  EXPECT_EQ(recorded_kind(std::nullopt, true), VerdictKind::unknown);
+  EXPECT_EQ(recorded_kind(std::string("exploded"), false), VerdictKind::unknown);
+  // `correct: true` counts as it always did, with or without a name (the profiler's fixture corpus has none).
+  EXPECT_EQ(recorded_kind(std::nullopt, true), VerdictKind::correct);
+  EXPECT_EQ(recorded_kind(std::string("incorrect"), true), VerdictKind::correct);
 }
 
 TEST(VerdictJson, RoundTripIsExact) {
@@ -70,7 +73,21 @@ TEST(VerdictJson, FieldsOfALaterKforgeAreKeptAndWrongTypesReadAsAbsent) {
   EXPECT_EQ(v.reasons.size(), 1u);
   EXPECT_EQ(v.to_json()["attested_by"]["who"], "a later version");
   EXPECT_EQ(Verdict::from_json(nlohmann::json::array()).kind, VerdictKind::unknown);
-  EXPECT_EQ(Verdict::from_json({{"verdict", "exploded"}}).kind, VerdictKind::unknown);
+  const Verdict exploded = Verdict::from_json({{"verdict", "exploded"}});
+  EXPECT_EQ(exploded.kind, VerdictKind::unknown);
+  EXPECT_EQ(exploded.name(), "exploded");
+}
+
+TEST(VerdictJson, ARecordedVerdictIsWrittenBackKeyForKey) {
+  // An old verdict: no yardsticks, no problem or backend. Read (eager-only baselines for the readers) and
+  // written back with the fields it had, a kind this kforge does not know keeping its name.
+  const nlohmann::json old{{"verdict", "correct"}, {"correct", true}, {"speedup", 1.8}, {"ref_time_ms", 0.9},
+                           {"checks", {{"timing", {{"candidate", {{"p10_ms", 0.48}}}}}}}};
+  const Verdict v = Verdict::from_json(old);
+  EXPECT_TRUE(v.baselines.count("eager"));
+  EXPECT_EQ(v.to_json(), old);
+  const nlohmann::json odd{{"verdict", "exploded"}, {"correct", false}, {"later_field", 1}};
+  EXPECT_EQ(Verdict::from_json(odd).to_json(), odd);
 }
 
 TEST(VerdictJson, NoCodeKeepsItsShortForm) {
