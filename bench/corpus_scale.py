@@ -10,7 +10,9 @@ resumed `kforge run` finds every unit done and makes no model call (it still sta
 
 Usage: bench/corpus_scale.py --kforge PATH [--sizes 1000,10000,100000,1000000] [--work DIR] [--from RUN_DIR]
                              [--commands status,report,resume] [--limit-s 300] [--limit-gb 8] [--turns 4]
-Peak memory is the kforge process's own high-water mark (VmHWM; the oracle it starts is not counted). A command
+Peak memory is the kforge process's own high-water mark (VmHWM; the oracle it starts is not counted); CPU is
+user + sys of the command and of the processes it waited for (in a resume: the evaluator too); load is the
+1-minute load average when the command ended (the machine may be shared). A command
 that passes --limit-s or --limit-gb (address space) is stopped and shown as such. A benchmark, not a test: no
 thresholds; on a shared machine the times are noisy. Environment: KFORGE_PYTHON (torch for the evaluator).
 """
@@ -23,6 +25,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -130,27 +133,39 @@ def build(target, n_records, evals, done, turns, port):
 
 
 def measure(argv, limit_s, limit_gb):
+    """Wall seconds, CPU seconds (user + sys of the command and the processes it waited for), peak MB, exit code
+    and what it overran ("" if nothing)."""
     def limits():
         resource.setrlimit(resource.RLIMIT_AS, (int(limit_gb * 2**30), int(limit_gb * 2**30)))
     t0 = time.monotonic()
     p = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, preexec_fn=limits)
-    peak_kb, over = 0, ""
-    while p.poll() is None:
+    peak_kb, over, cpu, rc = 0, "", 0.0, None
+    err = []
+    reader = threading.Thread(target=lambda: err.append(p.stderr.read()))  # a chatty command never blocks
+    reader.start()
+    while rc is None:
         try:
             for line in open("/proc/%d/status" % p.pid):
                 if line.startswith("VmHWM:"):
                     peak_kb = max(peak_kb, int(line.split()[1]))
         except OSError:
             pass
-        if time.monotonic() - t0 > limit_s:
+        pid, status, usage = os.wait4(p.pid, os.WNOHANG)
+        if pid == p.pid:
+            rc = os.waitstatus_to_exitcode(status)
+            cpu = usage.ru_utime + usage.ru_stime
+            break
+        if time.monotonic() - t0 > limit_s and not over:
             p.kill()
             over = "> %d s" % limit_s
         time.sleep(0.02)
     wall = time.monotonic() - t0
-    err = p.stderr.read().decode(errors="replace")
-    if not over and (p.returncode < 0 or "bad_alloc" in err or "cannot allocate" in err.lower()):
-        over = "> %g GB" % limit_gb if p.returncode != 0 else ""
-    return wall, peak_kb / 1024.0, p.returncode, over
+    p.returncode = rc
+    reader.join()
+    err = b"".join(err).decode(errors="replace")
+    if not over and (rc < 0 or "bad_alloc" in err or "cannot allocate" in err.lower()):
+        over = "> %g GB" % limit_gb if rc != 0 else ""
+    return wall, cpu, peak_kb / 1024.0, rc, over
 
 
 def main():
@@ -171,8 +186,9 @@ def main():
     source = a.source or real_records(kforge, work)
     evals, done = templates(source)
     print("# corpus_scale: %s, records from %s (%d evaluation templates)" % (kforge, source, len(evals)))
-    print("| records | corpus MB | command | wall s | peak MB | exit |")
-    print("|---|---|---|---|---|---|")
+    print("# load average before: %s" % " ".join(open("/proc/loadavg").read().split()[:3]))
+    print("| records | corpus MB | command | wall s | cpu s | peak MB | exit | load |")
+    print("|---|---|---|---|---|---|---|---|")
     for n in [int(x) for x in a.sizes.split(",")]:
         target = os.path.join(work, "corpus-%d" % n)
         shutil.rmtree(target, ignore_errors=True)
@@ -188,9 +204,11 @@ def main():
                         "--allow-changed", "--no-progress", "--budget-usd", "1000000000"]
             else:
                 sys.exit("corpus_scale: unknown command " + cmd)
-            wall, peak, rc, over = measure(argv, a.limit_s, a.limit_gb)
-            print("| %d | %.0f | %s | %s | %s | %s |" % (n, mb, cmd, over or "%.2f" % wall,
-                                                          "%.0f" % peak if not over else "-", rc), flush=True)
+            wall, cpu, peak, rc, over = measure(argv, a.limit_s, a.limit_gb)
+            load = open("/proc/loadavg").read().split()[0]
+            print("| %d | %.0f | %s | %s | %.2f | %s | %s | %s |" % (n, mb, cmd, over or "%.2f" % wall, cpu,
+                                                                   "%.0f" % peak if not over else "-", rc, load),
+                  flush=True)
         if not a.keep:
             shutil.rmtree(target, ignore_errors=True)
 

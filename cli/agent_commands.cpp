@@ -1,20 +1,19 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "agent/campaign.h"
-#include "agent/gnuplot.h"
-#include "agent/import_report.h"
-#include "agent/kernelbench_import.h"
-#include "agent/report.h"
-#include "agent/report_html.h"
-#include "agent/report_plots.h"
-#include "agent/reverify.h"
-#include "agent/reverify_rule.h"
-#include "agent/status.h"
+#include "agent/campaign/campaign.h"
+#include "agent/report/gnuplot.h"
+#include "agent/report/import_report.h"
+#include "agent/claims/kernelbench_import.h"
+#include "agent/report/report.h"
+#include "agent/report/report_html.h"
+#include "agent/report/report_plots.h"
+#include "agent/claims/reverify.h"
+#include "agent/claims/reverify_rule.h"
+#include "agent/campaign/status.h"
 #include "cli/commands.h"
 #include "core/files.h"
 #include "core/log.h"
-#include "corpus/reader.h"
 
 namespace kf::cli {
 namespace {
@@ -62,25 +61,25 @@ int print_report(const std::vector<std::string>& dirs, const ReportOptions& o, b
   std::vector<agent::ConfigSummary> all;
   agent::ImportReport imports;
   for (const auto& dir : dirs) {
-    auto corpus = corpus::load_for_report(dir);  // slim records but the best kernels: memory for 1M records
-    if (!corpus) {
-      log::error(corpus.error().message);
-      return kExitUsage;
-    }
     auto rule = agent::VerifiedSpeedupRule::for_folder(dir);
     if (!rule) {
       log::error(rule.error().message);
+      return kExitUsage;
+    }
+    auto report = agent::summarize_folder(dir, *rule);  // streamed: memory grows with units, not records
+    if (!report) {
+      log::error(report.error().message);
       return kExitUsage;
     }
     std::string folder;
     if (compare) folder = std::filesystem::path(dir).filename().string().empty()
                               ? dir
                               : std::filesystem::path(dir).lexically_normal().filename().string();
-    for (auto& s : agent::summarize(*corpus, *rule)) {
+    for (auto& s : report->summaries) {
       s.run = folder;
       all.push_back(std::move(s));
     }
-    imports.append(agent::summarize_imports(*corpus, rule->reverify(), folder));
+    imports.append(agent::summarize_imports(report->imports, rule->reverify(), folder));
   }
   const std::string title = compare ? "kforge compare" : "kforge report: " + dirs.front();
   std::vector<agent::RenderedPlot> plots;

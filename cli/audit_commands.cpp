@@ -3,7 +3,6 @@
 #include <memory>
 #include <mutex>
 #include <optional>
-#include <thread>
 #include <sstream>
 
 #include "audit/audit.h"
@@ -71,19 +70,10 @@ int run_audit_command(const AuditOptions& o) {
     return kExitUsage;
   }
 
-  std::vector<eval::GpuDevice> gpus;
-  if (*backend == eval::Backend::cuda) {
-    auto visible = eval::visible_gpus();
-    if (!visible) {
-      log::error(visible.error().message);
-      return kExitHarness;
-    }
-    gpus = *visible;
-  }
-  auto slots = eval::plan_evaluators(*backend, o.gpus, o.evaluators, gpus);
+  auto slots = eval::plan_evaluators(*backend, o.gpus, o.evaluators);
   if (!slots) {
     log::error(slots.error().message);
-    return kExitUsage;
+    return slots.error().code == "gpu.query" ? kExitHarness : kExitUsage;
   }
   eval::EvaluatorOptions options;
   options.backend = *backend;
@@ -111,42 +101,31 @@ int run_audit_command(const AuditOptions& o) {
   report.kernelbench_trials = request.kernelbench_trials;
   std::vector<std::optional<audit::ProblemAudit>> audited(count);
   std::mutex mu;
-  size_t next = 0, started = 0;
-  std::vector<std::thread> workers;
-  for (size_t w = 0; w < std::min((*pool)->size(), count); ++w)
-    workers.emplace_back([&] {
-      while (true) {
-        size_t i;
-        {
+  size_t started = 0;
+  (*pool)->for_each_job(count, [&](size_t i) {
+    auto lease = (*pool)->acquire();
+    eval::Evaluator& ev = lease.evaluator();
+    audit::AuditRequest one = request;
+    one.problems = {request.problems[i]};
+    auto part = audit::run_audit(
+        one,
+        [&ev, &request](const std::string& path, audit::TrialSet set, int trial,
+                        const std::vector<double>& tolerances) {
+          return set == audit::TrialSet::kernelbench
+                     ? ev.kernelbench_trivial_stats(path, trial, request.kernelbench_trials, tolerances)
+                     : ev.trivial_stats(path, trial, tolerances);
+        },
+        [&](const std::string& name) {
           std::lock_guard lock(mu);
-          if (next >= count) return;
-          i = next++;
-        }
-        auto lease = (*pool)->acquire();
-        eval::Evaluator& ev = lease.evaluator();
-        audit::AuditRequest one = request;
-        one.problems = {request.problems[i]};
-        auto part = audit::run_audit(
-            one,
-            [&ev, &request](const std::string& path, audit::TrialSet set, int trial,
-                            const std::vector<double>& tolerances) {
-              return set == audit::TrialSet::kernelbench
-                         ? ev.kernelbench_trivial_stats(path, trial, request.kernelbench_trials, tolerances)
-                         : ev.trivial_stats(path, trial, tolerances);
-            },
-            [&](const std::string& name) {
-              std::lock_guard lock(mu);
-              log::info("audit " + std::to_string(++started) + "/" + std::to_string(count) + ": " + name +
-                        ((*pool)->size() > 1 ? " (" + eval::describe(lease.slot()) + ")" : ""));
-            },
-            o.baseline ? audit::BaselineSource([&ev](const std::string& path) { return ev.time_baseline(path); })
-                       : audit::BaselineSource{});
-        std::lock_guard lock(mu);
-        part.problems.front().evaluator = slot_json(lease.slot());
-        audited[i] = std::move(part.problems.front());
-      }
-    });
-  for (auto& t : workers) t.join();
+          log::info("audit " + std::to_string(++started) + "/" + std::to_string(count) + ": " + name +
+                    ((*pool)->size() > 1 ? " (" + eval::describe(lease.slot()) + ")" : ""));
+        },
+        o.baseline ? audit::BaselineSource([&ev](const std::string& path) { return ev.time_baseline(path); })
+                   : audit::BaselineSource{});
+    std::lock_guard lock(mu);
+    part.problems.front().evaluator = slot_json(lease.slot());
+    audited[i] = std::move(part.problems.front());
+  });
   for (auto& p : audited)
     if (p) report.problems.push_back(std::move(*p));
   report.precision = o.precision;

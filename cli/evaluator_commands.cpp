@@ -20,7 +20,7 @@ struct EvalArgs {
 };
 
 void print_human(const eval::Verdict& v) {
-  std::cout << "verdict: " << v.verdict << "\n";
+  std::cout << "verdict: " << eval::to_string(v.kind) << "\n";
   for (const auto& r : v.reasons) std::cout << "  [" << r.code << "] " << r.detail << "\n";
   if (v.time_ms) std::cout << "time: " << *v.time_ms << " ms";
   if (v.ref_time_ms) std::cout << "  baseline (" << v.baseline << "): " << *v.ref_time_ms << " ms";
@@ -56,7 +56,7 @@ void print_human(const eval::Verdict& v) {
     std::cout << "\n";
   }
   std::cout << "compile: " << v.compile_s << " s, evaluation: " << v.eval_s << " s\n";
-  if (v.verdict == "compile_error" && !v.compiler_output.empty()) std::cout << "compiler output:\n" << v.compiler_output;
+  if (v.kind == eval::VerdictKind::compile_error && !v.compiler_output.empty()) std::cout << "compiler output:\n" << v.compiler_output;
 }
 
 }  // namespace

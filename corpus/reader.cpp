@@ -1,6 +1,7 @@
 #include "corpus/reader.h"
 
 #include <algorithm>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
@@ -78,29 +79,38 @@ Result<uint64_t> stream_lines(const std::string& path, uint64_t offset,
   std::ifstream in(path, std::ios::binary);
   if (!in) return make_error("corpus.read", "cannot read '" + path + "'");
   in.seekg(static_cast<std::streamoff>(offset));
+  // Blocks are read straight into the buffer behind the unfinished line carried over (no second copy); the
+  // buffer grows only for a line longer than it.
   constexpr size_t kBlock = 4 << 20;
-  std::string buf;
-  std::vector<char> block(kBlock);
+  std::vector<char> buf(2 * kBlock);
+  size_t held = 0;  // bytes in buf: the carried-over start of a line, then the new block
   size_t line_no = 0;
   uint64_t consumed = offset;
   for (;;) {
-    in.read(block.data(), static_cast<std::streamsize>(block.size()));
+    if (buf.size() - held < kBlock) buf.resize(held + kBlock);
+    in.read(buf.data() + held, static_cast<std::streamsize>(buf.size() - held));
     const auto got = static_cast<size_t>(in.gcount());
     if (got == 0) break;
-    buf.append(block.data(), got);
+    const size_t searched = held;  // the carried-over bytes hold no newline
+    held += got;
+    const char* base = buf.data();
     size_t pos = 0;
-    for (;;) {
-      const size_t eol = buf.find('\n', pos);
-      if (eol == std::string::npos) break;
+    for (const char* from = base + searched;;) {
+      const auto* eol = static_cast<const char*>(std::memchr(from, '\n', static_cast<size_t>(base + held - from)));
+      if (!eol) break;
+      const size_t end = static_cast<size_t>(eol - base);
       ++line_no;
-      const std::string_view line(buf.data() + pos, eol - pos);
+      const std::string_view line(base + pos, end - pos);
       if (!blank(line)) each(line, line_no, consumed);
-      consumed += eol + 1 - pos;
-      pos = eol + 1;
+      consumed += end + 1 - pos;
+      pos = end + 1;
+      from = eol + 1;
     }
-    buf.erase(0, pos);
+    std::memmove(buf.data(), buf.data() + pos, held - pos);
+    held -= pos;
   }
-  if (count_torn && buf.find_first_not_of(" \t\r\n") != std::string::npos) ++damage.torn_tails;
+  if (count_torn && std::string_view(buf.data(), held).find_first_not_of(" \t\r\n") != std::string_view::npos)
+    ++damage.torn_tails;
   return consumed;
 }
 
@@ -199,16 +209,10 @@ Result<Corpus> load(const std::string& dir) {
   return c;
 }
 
-Result<Corpus> load_for_report(const std::string& dir) {
+Result<Corpus> stream(const std::string& dir, const PlacedSummaryFn& each) {
   auto opened = open_corpus(dir);
   if (!opened) return opened.error();
   Corpus c = std::move(*opened);
-  struct Place {
-    size_t file;
-    uint64_t at;
-    size_t length;
-  };
-  std::map<size_t, Place> correct_at;  // record index -> its line, for the full parse of the best ones
   for (size_t fi = 0; fi < c.files.size(); ++fi) {
     const std::string path = (fs::path(dir) / c.files[fi]).string();
     ReadDamage damage;
@@ -216,37 +220,57 @@ Result<Corpus> load_for_report(const std::string& dir) {
     auto done = stream_lines(
         path, 0,
         [&](std::string_view line, size_t line_no, uint64_t at) {
-          auto s = summarize_line(line);
-          if (s) {
-            if (s->correct) correct_at[c.records.size()] = {fi, at, line.size()};
-            c.records.push_back(s->slim());
-          } else if (parse_line(line, path, line_no, record, damage)) {
-            c.records.push_back(std::move(record));
-          }
+          const RecordPlace place{static_cast<uint32_t>(fi), at, static_cast<uint32_t>(line.size())};
+          if (auto s = summarize_line(line)) each(*s, line, place);
+          else if (parse_line(line, path, line_no, record, damage)) each(RecordSummary::of(record), line, place);
         },
         damage, true);
     if (!done) return done.error();
     take_damage(c, path, std::move(damage));
   }
   for (const auto& d : c.damaged) log::warn(d.where() + ": unreadable record skipped: " + d.reason);
-  mark_best(c.records);
-  // The best kernels in full: the report judges them on everything their verdicts hold.
-  std::vector<std::ifstream> files;
-  for (const auto& name : c.files) files.emplace_back((fs::path(dir) / name).string(), std::ios::binary);
-  for (const auto& [index, place] : correct_at) {
-    if (!c.records[index].best) continue;
-    std::string line(place.length, '\0');
-    auto& in = files[place.file];
-    in.clear();
-    in.seekg(static_cast<std::streamoff>(place.at));
-    in.read(line.data(), static_cast<std::streamsize>(line.size()));
-    auto full = parse_record_line(line);
-    if (!full) return make_error("corpus.read", "cannot read a record of '" + c.files[place.file] + "' again: " +
-                                                    full.error().message);
-    full->best = true;
-    c.records[index] = std::move(*full);
-  }
   return c;
+}
+
+RecordReader::RecordReader(const Corpus& corpus) : dir_(corpus.dir), files_(corpus.files) {
+  for (const auto& name : files_) streams_.emplace_back((fs::path(dir_) / name).string(), std::ios::binary);
+}
+
+Error RecordReader::failure(const RecordPlace& place, const std::string& why) const {
+  const std::string file = place.file < files_.size() ? files_[place.file] : "?";
+  return make_error("corpus.read", "cannot read a record of '" + (fs::path(dir_) / file).string() +
+                                       "' again (at byte " + std::to_string(place.offset) + "): " + why);
+}
+
+Status RecordReader::read_line(const RecordPlace& place) {
+  if (place.file >= streams_.size()) return failure(place, "no such corpus file");
+  auto& in = streams_[place.file];
+  in.clear();
+  in.seekg(static_cast<std::streamoff>(place.offset));
+  line_.resize(place.length);
+  in.read(line_.data(), static_cast<std::streamsize>(line_.size()));
+  if (static_cast<size_t>(in.gcount()) != line_.size()) return failure(place, "the file is shorter than it was");
+  return ok_status();
+}
+
+Result<Record> RecordReader::at(const RecordPlace& place) {
+  if (auto st = read_line(place); !st) return st.error();
+  auto r = parse_record_line(line_);
+  if (!r) return failure(place, r.error().message);
+  return r;
+}
+
+Result<Record> RecordReader::verdict_at(const RecordPlace& place) {
+  if (auto st = read_line(place); !st) return st.error();
+  if (auto r = verdict_of_line(line_)) return std::move(*r);
+  return at(place);
+}
+
+bool ranks_above(std::optional<double> speedup, int turn, std::optional<double> best_speedup, int best_turn) {
+  if (speedup && !best_speedup) return true;
+  if (speedup && best_speedup && *speedup > *best_speedup) return true;
+  if ((speedup && best_speedup && *speedup == *best_speedup) || (!speedup && !best_speedup)) return turn < best_turn;
+  return false;
 }
 
 void mark_best(std::vector<Record>& records) {
@@ -258,12 +282,7 @@ void mark_best(std::vector<Record>& records) {
     auto [it, inserted] = best.emplace(r.key(), i);
     if (inserted) continue;
     const auto& cur = records[it->second];
-    auto s_new = r.speedup(), s_cur = cur.speedup();
-    bool better = false;
-    if (s_new && !s_cur) better = true;
-    else if (s_new && s_cur && *s_new > *s_cur) better = true;
-    else if ((s_new && s_cur && *s_new == *s_cur) || (!s_new && !s_cur)) better = r.turn < cur.turn;
-    if (better) it->second = i;
+    if (ranks_above(r.speedup(), r.turn, cur.speedup(), cur.turn)) it->second = i;
   }
   for (const auto& [k, i] : best) records[i].best = true;
 }

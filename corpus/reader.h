@@ -9,10 +9,12 @@
 // reported as damaged (the loader also warns about it) and skipped.
 //
 // Every reader streams: files are read in blocks and each record is handed on as it is parsed, so what a
-// caller keeps decides the memory (load() keeps every record; status and resume keep per-unit state).
+// caller keeps decides the memory (load() keeps every record; status, report and resume keep per-unit state).
 #include <cstdint>
+#include <fstream>
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -66,18 +68,46 @@ Result<Record> parse_record_line(std::string_view line);
 // holds no corpus file or one cannot be read.
 Result<Corpus> load(const std::string& dir);
 
-// For reports: load() with every record slim (RecordSummary::slim(): names, unit, turn, cost, tokens, the
-// verdict's name, correctness and timing, a failure's kind) except the best kernels (mark_best) and imported
-// records, which are complete. Memory grows with records but a slim record is a small fraction of a full one;
-// the report reads no other field of a record that is not the best of its unit.
-Result<Corpus> load_for_report(const std::string& dir);
+// Where a record's line lies in a corpus: the file (its index in Corpus::files), the line's offset and length.
+// A streaming reader keeps places instead of records and reads back the few it needs (RecordReader).
+struct RecordPlace {
+  uint32_t file = 0;
+  uint64_t offset = 0;
+  uint32_t length = 0;
+};
+
+// Streams every record of DIR's corpus (the files and order of load()) to `each` as its summary, with its line
+// and place, keeping nothing: the Corpus returned lists the files, the damage (warned about as load() does)
+// and the torn tails, and holds no records. An error as load().
+using PlacedSummaryFn = std::function<void(const RecordSummary&, std::string_view line, const RecordPlace&)>;
+Result<Corpus> stream(const std::string& dir, const PlacedSummaryFn& each);
+
+// Reads records of a streamed corpus again by their places (sequential places read fastest).
+class RecordReader {
+ public:
+  explicit RecordReader(const Corpus& corpus);
+  Result<Record> at(const RecordPlace& place);
+  // Only what judging its kernel reads (summary.h, verdict_of_line): the rest of the line is scanned, not parsed.
+  Result<Record> verdict_at(const RecordPlace& place);
+
+ private:
+  std::string dir_;
+  std::vector<std::string> files_;
+  std::vector<std::ifstream> streams_;
+  std::string line_;
+  Status read_line(const RecordPlace& place);
+  Error failure(const RecordPlace& place, const std::string& why) const;
+};
 
 // Parses JSONL text (one file's content) into `into`, `origin` naming it in DamagedLine::file.
 void parse_text(const std::string& text, const std::string& origin, Corpus& into);
 
 // Sets `best` on exactly one evaluation record per unit that has a correct kernel: the highest speedup,
-// the earliest turn on ties; a correct kernel without a timing ranks below any timed one.
+// the earliest turn on ties; a correct kernel without a timing ranks below any timed one (ranks_above).
 void mark_best(std::vector<Record>& records);
+// The rule of mark_best for readers that stream: whether a correct kernel (its speedup and turn) ranks above
+// the best one so far of its unit (on a full tie the one read first stays best).
+bool ranks_above(std::optional<double> speedup, int turn, std::optional<double> best_speedup, int best_turn);
 
 // Follows a run folder as it grows: each poll() returns the records completed since the last one, from
 // every corpus file (new shard files included). For accounting that must see other shards' spending.

@@ -100,12 +100,60 @@ std::vector<std::string> strings(const json& parent, const char* key, const std:
   return out;
 }
 
-json environment_json(const Environment& e) {
-  return {{"kforge_version", e.kforge_version}, {"backend", e.backend}, {"gpu_name", e.gpu_name},
-          {"gpu_arch", e.gpu_arch},             {"torch", e.torch},     {"cuda", e.cuda}};
+}  // namespace
+
+json Claim::to_json() const {
+  json j = {{"compiled", opt(compiled)},     {"correct", opt(correct)},
+            {"runtime_ms", opt(runtime_ms)}, {"baseline_ms", opt(baseline_ms)},
+            {"speedup", opt(speedup)},       {"hardware", hardware},
+            {"baseline_file", baseline_file}, {"raw", raw},
+            {"model", model},                {"baseline_kind", baseline_kind},
+            {"task_quality", task_quality},  {"task_quality_detail", task_quality_detail}};
+  json list = json::array();
+  for (const auto& s : speedups)
+    list.push_back({{"baseline", s.baseline}, {"speedup", s.speedup}, {"baseline_ms", opt(s.baseline_ms)}});
+  j["speedups"] = list;
+  if (reference)
+    j["reference"] = {{"path", reference->path},       {"sha256", reference->sha256},
+                      {"origin", reference->origin},   {"differs", opt(reference->differs)},
+                      {"summary", reference->summary}, {"changes", reference->changes}};
+  return j;
 }
 
-}  // namespace
+json Claim::restated_json() const {
+  const std::string kind = baseline_kind.empty() ? "eager" : baseline_kind;
+  json by_baseline = json::object();
+  for (const auto& s : speedups) by_baseline[s.baseline] = s.speedup;
+  if (speedups.empty() && speedup) by_baseline[kind] = *speedup;
+  return {{"compiled", opt(compiled)},   {"correct", opt(correct)}, {"runtime_ms", opt(runtime_ms)},
+          {"baseline_ms", opt(baseline_ms)}, {"speedup", opt(speedup)}, {"hardware", hardware},
+          {"model", model},             {"baseline_kind", kind},   {"speedups", by_baseline}};
+}
+
+Claim Claim::from_restated_json(const json& j) {
+  Claim c;
+  if (!j.is_object()) return c;
+  auto flag = [&](const char* k) { return j.contains(k) && j[k].is_boolean() ? std::optional<bool>(j[k].get<bool>()) : std::nullopt; };
+  auto num = [&](const char* k) { return j.contains(k) && j[k].is_number() ? std::optional<double>(j[k].get<double>()) : std::nullopt; };
+  auto text = [&](const char* k) { return j.contains(k) && j[k].is_string() ? j[k].get<std::string>() : std::string(); };
+  c.compiled = flag("compiled");
+  c.correct = flag("correct");
+  c.runtime_ms = num("runtime_ms");
+  c.baseline_ms = num("baseline_ms");
+  c.speedup = num("speedup");
+  c.hardware = text("hardware");
+  c.model = text("model");
+  c.baseline_kind = text("baseline_kind");
+  if (j.contains("speedups") && j["speedups"].is_object())
+    for (const auto& [baseline, s] : j["speedups"].items())
+      if (s.is_number()) c.speedups.push_back({baseline, s.get<double>(), std::nullopt});
+  return c;
+}
+
+json Environment::to_json() const {
+  return {{"kforge_version", kforge_version}, {"backend", backend}, {"gpu_name", gpu_name},
+          {"gpu_arch", gpu_arch},             {"torch", torch},     {"cuda", cuda}};
+}
 
 std::string to_string(Kind k) {
   switch (k) {
@@ -145,29 +193,12 @@ EvaluatorRef EvaluatorRef::from_json(const json& j) {
   return e;
 }
 
-std::string Record::verdict_name() const {
-  if (!verdict.is_object()) return "";
-  auto it = verdict.find("verdict");
-  return it != verdict.end() && it->is_string() ? it->get<std::string>() : "";
-}
+std::string Record::verdict_name() const { return verdict ? eval::to_string(verdict->kind) : ""; }
 
-bool Record::correct() const {
-  if (kind != Kind::evaluation || !verdict.is_object()) return false;
-  auto it = verdict.find("correct");
-  return it != verdict.end() && it->is_boolean() && it->get<bool>();
-}
+bool Record::correct() const { return kind == Kind::evaluation && verdict && verdict->correct(); }
 
-namespace {
-std::optional<double> verdict_number(const json& v, const char* k) {
-  if (!v.is_object()) return std::nullopt;
-  auto it = v.find(k);
-  if (it == v.end() || !it->is_number()) return std::nullopt;
-  return it->get<double>();
-}
-}  // namespace
-
-std::optional<double> Record::speedup() const { return verdict_number(verdict, "speedup"); }
-std::optional<double> Record::ref_time_ms() const { return verdict_number(verdict, "ref_time_ms"); }
+std::optional<double> Record::speedup() const { return verdict ? verdict->speedup : std::nullopt; }
+std::optional<double> Record::ref_time_ms() const { return verdict ? verdict->ref_time_ms : std::nullopt; }
 std::optional<double> Claim::speedup_over(const std::string& baseline) const {
   for (const auto& s : speedups)
     if (s.baseline == baseline) return s.speedup;
@@ -206,20 +237,7 @@ json Record::to_json() const {
     j["source"] = source_json(source);
     j["imported"] = {{"run", o.run},   {"level", o.level}, {"problem_number", o.problem_number},
                      {"file", o.file}, {"origin", o.origin}, {"format", o.format}, {"kinds", o.kinds}};
-    j["claim"] = {{"compiled", opt(c.compiled)},       {"correct", opt(c.correct)},
-                  {"runtime_ms", opt(c.runtime_ms)},   {"baseline_ms", opt(c.baseline_ms)},
-                  {"speedup", opt(c.speedup)},         {"hardware", c.hardware},
-                  {"baseline_file", c.baseline_file},  {"raw", c.raw},
-                  {"model", c.model},                  {"baseline_kind", c.baseline_kind},
-                  {"task_quality", c.task_quality},    {"task_quality_detail", c.task_quality_detail}};
-    json speedups = json::array();
-    for (const auto& s : c.speedups)
-      speedups.push_back({{"baseline", s.baseline}, {"speedup", s.speedup}, {"baseline_ms", opt(s.baseline_ms)}});
-    j["claim"]["speedups"] = speedups;
-    if (c.reference)
-      j["claim"]["reference"] = {{"path", c.reference->path},       {"sha256", c.reference->sha256},
-                                 {"origin", c.reference->origin},   {"differs", opt(c.reference->differs)},
-                                 {"summary", c.reference->summary}, {"changes", c.reference->changes}};
+    j["claim"] = c.to_json();
     j["warnings"] = warnings;
     j["recorded_at"] = recorded_at;
     return j;
@@ -242,11 +260,11 @@ json Record::to_json() const {
                     {"reasoning_chars", reply->reasoning_chars}};
     if (kind == Kind::evaluation) j["extraction"] = extraction;
     j["source"] = source_json(source);
-    j["verdict"] = verdict;
+    j["verdict"] = verdict ? verdict->to_json() : json();
     if (kind == Kind::evaluation) j["feedback"] = feedback;
     if (evaluator) j["evaluator"] = evaluator->to_json();
   }
-  if (environment) j["environment"] = environment_json(*environment);
+  if (environment) j["environment"] = environment->to_json();
   j["started_at"] = started_at;
   if (queue_wait_s) j["queue_wait_s"] = *queue_wait_s;
   j["recorded_at"] = recorded_at;
@@ -294,7 +312,7 @@ Result<Record> Record::from_json(const json& j) {
     }
     if (f.has("verdict")) {
       if (!j["verdict"].is_object()) throw FieldError("verdict is not an object");
-      r.verdict = j["verdict"];
+      r.verdict = eval::Verdict::from_json(j["verdict"]);
     }
     r.feedback = f.str("feedback");
     if (f.has("environment")) {

@@ -1,6 +1,6 @@
 #pragma once
 // One corpus record, typed: the only code that knows how a record looks on disk (to_json / from_json).
-// Schema and meaning of every field: docs/corpus.md. Depends on core/ only.
+// Schema and meaning of every field: docs/corpus.md. Depends on core/ and the verdict (verdict/verdict.h).
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/result.h"
+#include "verdict/verdict.h"
 
 namespace kf::corpus {
 
@@ -76,8 +77,11 @@ struct ProviderErrorInfo {
   int attempts = 0;
 };
 
+// What a campaign ran on: each record's "environment" and run.json's "environment_last" (agent/campaign/manifest.h),
+// both written by to_json.
 struct Environment {
   std::string kforge_version, backend, gpu_name, gpu_arch, torch, cuda;
+  nlohmann::json to_json() const;
 };
 
 // Where an imported solution came from: a KernelBench run folder (or a single file).
@@ -90,12 +94,12 @@ struct ImportOrigin {
   // The release format it was read from: kernelbench-run (level_<L>_problem_<P>_sample_<S>_kernel.py),
   // kernelbench-run-v2 (problem_<P>_kernel.py + detailed_results.json), cuda-l1, kernelbench-leaderboard.
   std::string format;
-  // What the solution is, read from its text at import (agent/solution_kinds.h): cuda_kernel, triton_kernel,
+  // What the solution is, read from its text at import (agent/claims/solution_kinds.h): cuda_kernel, triton_kernel,
   // cuda_graph, torch_compile, vendor_library, no_own_kernel.
   std::vector<std::string> kinds;
 };
 
-// One speedup a release claims, over the baseline it names (agent/baseline_kind.h: eager, torch_compile,
+// One speedup a release claims, over the baseline it names (agent/claims/baseline_kind.h: eager, torch_compile,
 // torch_compile_reduce_overhead, cuda_graph, cudnn).
 struct ClaimedSpeedup {
   std::string baseline;
@@ -104,14 +108,14 @@ struct ClaimedSpeedup {
 };
 
 // The reference problem a claim was made against, as the release shipped it, and how it compares with the
-// dataset's problem of the same level and number (agent/reference_drift.h).
+// dataset's problem of the same level and number (agent/claims/reference_drift.h).
 struct ClaimReference {
   std::string path;    // companion copy, relative to the corpus folder
   std::string sha256;
   std::string origin;  // where the release keeps it
   std::optional<bool> differs;  // nullopt: not compared
   std::string summary;          // one line: what differs ("" when the same)
-  std::vector<std::string> changes;  // computation, sizes, inputs, init (agent/reference_drift.h)
+  std::vector<std::string> changes;  // computation, sizes, inputs, init (agent/claims/reference_drift.h)
 };
 
 // What the source run said about a solution (its eval_results.json entry and baseline timing). Absent
@@ -135,6 +139,14 @@ struct Claim {
   std::string task_quality_detail;
   // The claimed speedup over `baseline` (kind), if the release claims one.
   std::optional<double> speedup_over(const std::string& baseline) const;
+
+  // The one writer of claims. to_json: the whole claim, as an imported record keeps it ("claim").
+  // restated_json: what reports and reverify.json show of it ("claimed": compiled, correct, runtime_ms,
+  // baseline_ms, speedup, hardware, model, baseline_kind ("eager" when unnamed), speedups by baseline).
+  nlohmann::json to_json() const;
+  nlohmann::json restated_json() const;
+  // A restated claim read back (reverify.json); absent or mistyped fields read as unknown.
+  static Claim from_restated_json(const nlohmann::json& j);
 };
 
 // Which evaluator judged the kernel: its slot in the pool and the GPU it is pinned to (none on host).
@@ -167,7 +179,7 @@ struct Record {
   std::optional<ReplyRef> reply;
   std::string extraction;             // ok | no_code_block | no_kf_forward
   std::optional<SourceRef> source;
-  nlohmann::json verdict;             // `kforge eval --json` (docs/evaluator.md); null when absent
+  std::optional<eval::Verdict> verdict;  // `kforge eval --json` (docs/evaluator.md), or no_code; absent: null
   std::string feedback;
   std::optional<Environment> environment;
   std::optional<EvaluatorRef> evaluator;

@@ -1,6 +1,9 @@
 #include "corpus/summary.h"
 
+#include <bit>
 #include <cctype>
+#include <charconv>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 
@@ -8,6 +11,43 @@ namespace kf::corpus {
 namespace {
 
 enum class Type { none, string, number, integer, boolean, null, object, array };
+
+bool digit(char c) { return c >= '0' && c <= '9'; }
+
+// The first byte from p on that ends a string's plain run: a quote, a backslash or a control character (end
+// when none). Eight bytes at a time (most of a corpus line is string text), with the word tests for "has a
+// byte equal to / below n": a flag may be false only in a byte above a true one, so the lowest flag is exact.
+const char* plain_run_end(const char* p, const char* end) {
+  if constexpr (std::endian::native == std::endian::little) {
+    constexpr uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+    while (end - p >= 8) {
+      uint64_t w = 0;
+      std::memcpy(&w, p, 8);
+      const uint64_t quote = w ^ (ones * '"'), backslash = w ^ (ones * '\\');
+      const uint64_t stops =
+          (((quote - ones) & ~quote) | ((backslash - ones) & ~backslash) | ((w - ones * 0x20) & ~w)) & highs;
+      if (stops) return p + (std::countr_zero(stops) / 8);
+      p += 8;
+    }
+  }
+  while (p < end && *p != '"' && *p != '\\' && static_cast<unsigned char>(*p) >= 0x20) ++p;
+  return p;
+}
+
+// The first byte from p on that is not a decimal digit (end when none); eight at a time where all are digits
+// (timings are written with up to 17 of them).
+const char* digits_end(const char* p, const char* end) {
+  constexpr uint64_t high_nibbles = 0xF0F0F0F0F0F0F0F0ULL, threes = 0x3333333333333333ULL;
+  while (end - p >= 8) {
+    uint64_t w = 0;
+    std::memcpy(&w, p, 8);
+    // Every byte is 0x30..0x39: its high nibble is 3, and adding 6 does not carry it out of 3.
+    if (((w & high_nibbles) | (((w + 0x0606060606060606ULL) & high_nibbles) >> 4)) != threes) break;
+    p += 8;
+  }
+  while (p < end && digit(*p)) ++p;
+  return p;
+}
 
 // A strict single-pass JSON scanner over one line. Values are skipped unless asked for.
 class Scanner {
@@ -32,18 +72,15 @@ class Scanner {
     ws();
     return p_ < end_ ? *p_ : '\0';
   }
+  const char* position() const { return p_; }
   // A string; its text (escapes decoded except \u, which makes the value unusable: `plain` false) into out.
   bool string(std::string* out, bool* plain = nullptr) {
     if (!eat('"')) return false;
     if (plain) *plain = true;
     const char* start = p_;
     for (;;) {
-      // Fast path: run to the next quote or backslash.
-      while (p_ < end_ && *p_ != '"' && *p_ != '\\') {
-        if (static_cast<unsigned char>(*p_) < 0x20) return false;  // raw control character
-        ++p_;
-      }
-      if (p_ >= end_) return false;
+      p_ = plain_run_end(p_, end_);
+      if (p_ >= end_ || static_cast<unsigned char>(*p_) < 0x20) return false;  // unterminated; raw control character
       if (*p_ == '"') {
         if (out) out->append(start, p_);
         ++p_;
@@ -70,8 +107,9 @@ class Scanner {
       start = p_;
     }
   }
-  bool literal(const char* word) {
-    const size_t n = std::strlen(word);
+  template <size_t N>
+  bool literal(const char (&word)[N]) {  // the length known here: the comparison is inlined
+    constexpr size_t n = N - 1;
     if (static_cast<size_t>(end_ - p_) < n || std::memcmp(p_, word, n) != 0) return false;
     p_ += n;
     return true;
@@ -81,26 +119,28 @@ class Scanner {
     ws();
     const char* start = p_;
     if (p_ < end_ && *p_ == '-') ++p_;
-    if (p_ >= end_ || !std::isdigit(static_cast<unsigned char>(*p_))) return false;
+    if (p_ >= end_ || !digit(*p_)) return false;
     if (*p_ == '0') ++p_;
     else
-      while (p_ < end_ && std::isdigit(static_cast<unsigned char>(*p_))) ++p_;
+      p_ = digits_end(p_, end_);
     bool is_int = true;
     if (p_ < end_ && *p_ == '.') {
       is_int = false;
       ++p_;
-      if (p_ >= end_ || !std::isdigit(static_cast<unsigned char>(*p_))) return false;
-      while (p_ < end_ && std::isdigit(static_cast<unsigned char>(*p_))) ++p_;
+      if (p_ >= end_ || !digit(*p_)) return false;
+      p_ = digits_end(p_, end_);
     }
     if (p_ < end_ && (*p_ == 'e' || *p_ == 'E')) {
       is_int = false;
       ++p_;
       if (p_ < end_ && (*p_ == '+' || *p_ == '-')) ++p_;
-      if (p_ >= end_ || !std::isdigit(static_cast<unsigned char>(*p_))) return false;
-      while (p_ < end_ && std::isdigit(static_cast<unsigned char>(*p_))) ++p_;
+      if (p_ >= end_ || !digit(*p_)) return false;
+      p_ = digits_end(p_, end_);
     }
     if (integer) *integer = is_int;
-    if (value) *value = std::strtod(std::string(start, p_).c_str(), nullptr);
+    // Out of range (rare): strtod's answer, as the full parser's (infinity, or zero on underflow).
+    if (value && std::from_chars(start, p_, *value).ec != std::errc())
+      *value = std::strtod(std::string(start, p_).c_str(), nullptr);
     return true;
   }
   // Skips any value; returns its type (none on a syntax error).
@@ -203,36 +243,10 @@ RecordSummary RecordSummary::of(const Record& r) {
   s.model = r.model;
   s.candidate_format = r.candidate_format;
   s.category = r.problem.category;
-  s.verdict = r.verdict_name();
+  if (r.verdict) s.verdict = r.verdict->kind;
   s.error_kind = r.error ? r.error->kind : "";
   s.speedup = r.speedup();
-  s.ref_time_ms = r.ref_time_ms();
-  if (r.verdict.is_object() && r.verdict.contains("time_ms") && r.verdict["time_ms"].is_number())
-    s.time_ms = r.verdict["time_ms"].get<double>();
   return s;
-}
-
-Record RecordSummary::slim() const {
-  Record r;
-  r.kind = kind;
-  r.config = key.config;
-  r.problem.name = key.problem;
-  r.problem.category = category;
-  r.sample = key.sample;
-  r.turn = turn;
-  r.cost_usd = cost_usd;
-  r.usage.input_tokens = tokens;
-  r.recorded_at = recorded_at;
-  r.provider = provider;
-  r.model = model;
-  r.candidate_format = candidate_format;
-  if (kind == Kind::provider_failure) r.error = ProviderErrorInfo{error_kind, "", "", "", 0, 0};
-  if (!verdict.empty() || correct) {
-    auto number = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
-    r.verdict = {{"verdict", verdict}, {"correct", correct}, {"speedup", number(speedup)},
-                 {"time_ms", number(time_ms)}, {"ref_time_ms", number(ref_time_ms)}};
-  }
-  return r;
 }
 
 std::optional<RecordSummary> summarize_line(std::string_view line) {
@@ -241,11 +255,12 @@ std::optional<RecordSummary> summarize_line(std::string_view line) {
   std::string kind_text;
   bool have_kind = false, have_config = false, have_problem_name = false;
   std::optional<bool> verdict_correct, claim_correct;
+  std::optional<std::string> verdict_name;
   bool verdict_object = false;
   std::string text;
   bool present = false;
   int64_t number = 0;
-  const bool ok = s.object([&](const std::string& key) -> bool {
+  const bool ok = s.object([&](std::string_view key) -> bool {
     if (key == "schema") {
       number = 0;
       return read_int(s, number) && number <= kSchema;
@@ -271,7 +286,7 @@ std::optional<RecordSummary> summarize_line(std::string_view line) {
     if (key == "recorded_at") return read_string(s, out.recorded_at, present);
     if (key == "problem") {
       if (s.peek() != '{') return false;  // required, and an object
-      return s.object([&](const std::string& k) -> bool {
+      return s.object([&](std::string_view k) -> bool {
         if (k == "name") return read_string(s, out.key.problem, have_problem_name);
         if (k == "category") return read_string(s, out.category, present);
         if (k == "file_hash" || k == "path") return skip_typed(s, Type::string);
@@ -281,7 +296,7 @@ std::optional<RecordSummary> summarize_line(std::string_view line) {
     if (key == "usage") {
       if (s.peek() == 'n') return s.skip() == Type::null;
       if (s.peek() != '{') return false;
-      return s.object([&](const std::string& k) -> bool {
+      return s.object([&](std::string_view k) -> bool {
         if (k == "input_tokens" || k == "output_tokens" || k == "reasoning_tokens") {
           int64_t v = 0;
           if (!read_int(s, v)) return false;
@@ -297,19 +312,23 @@ std::optional<RecordSummary> summarize_line(std::string_view line) {
       if (s.peek() == 'n') return s.skip() == Type::null;
       if (s.peek() != '{') return false;
       if (key == "verdict") verdict_object = true;
-      return s.object([&](const std::string& k) -> bool {
+      return s.object([&](std::string_view k) -> bool {
         if (key == "verdict") {
-          // Record::verdict_name and speedup() read these leniently: a value of another type is absent.
-          if (k == "verdict" && s.peek() == '"') return read_string(s, out.verdict, present);
-          std::optional<double>* timing = k == "speedup" ? &out.speedup : k == "time_ms" ? &out.time_ms
-                                          : k == "ref_time_ms" ? &out.ref_time_ms : nullptr;
-          if (timing) {
+          // The three fields of the verdict read here are read as eval::Verdict::from_json reads them: a value
+          // of another type is absent, and the kind follows the owner's rule (recorded_kind).
+          if (k == "verdict" && s.peek() == '"') {
+            std::string name;
+            if (!read_string(s, name, present)) return false;
+            verdict_name = std::move(name);
+            return true;
+          }
+          if (k == "speedup") {
             const char c = s.peek();
             if (c == '-' || (c >= '0' && c <= '9')) {
               double v = 0;
               bool is_int = false;
               if (!s.number(&v, &is_int)) return false;
-              *timing = v;
+              out.speedup = v;
               return true;
             }
             return s.skip() != Type::none;
@@ -335,7 +354,7 @@ std::optional<RecordSummary> summarize_line(std::string_view line) {
     if (key == "error") {
       if (s.peek() == 'n') return s.skip() == Type::null;
       if (s.peek() != '{') return false;
-      return s.object([&](const std::string& k) -> bool {
+      return s.object([&](std::string_view k) -> bool {
         if (k == "kind") return read_string(s, out.error_kind, present);
         return s.skip() != Type::none;
       });
@@ -353,9 +372,55 @@ std::optional<RecordSummary> summarize_line(std::string_view line) {
   if (!kind) return std::nullopt;
   out.kind = *kind;
   if (out.kind == Kind::imported) return std::nullopt;  // rare; the full parser checks its required parts
-  out.correct = out.kind == Kind::evaluation && verdict_object && verdict_correct.value_or(false);
+  if (verdict_object) out.verdict = eval::recorded_kind(verdict_name, verdict_correct);
+  out.correct = out.kind == Kind::evaluation && out.verdict == eval::VerdictKind::correct;
   out.claimed_correct = false;
   (void)claim_correct;
+  return out;
+}
+
+std::optional<Record> verdict_of_line(std::string_view line) {
+  Scanner s(line);
+  Record out;
+  std::string kind_text;
+  bool have_kind = false, present = false;
+  int64_t number = 0;
+  std::string_view verdict;
+  const bool ok = s.object([&](std::string_view key) -> bool {
+    if (key == "kind") return read_string(s, kind_text, have_kind);
+    if (key == "config") return read_string(s, out.config, present);
+    if (key == "sample" || key == "turn") {
+      number = 0;
+      if (!read_int(s, number)) return false;
+      (key == "sample" ? out.sample : out.turn) = static_cast<int>(number);
+      return true;
+    }
+    if (key == "problem") {
+      if (s.peek() != '{') return false;
+      return s.object([&](std::string_view k) -> bool {
+        if (k == "name") return read_string(s, out.problem.name, present);
+        if (k == "file_hash") return read_string(s, out.problem.file_hash, present);
+        return s.skip() != Type::none;
+      });
+    }
+    if (key == "verdict") {
+      if (s.peek() != '{') return s.skip() != Type::none;
+      const char* start = s.position();
+      if (s.skip() != Type::object) return false;
+      verdict = std::string_view(start, static_cast<size_t>(s.position() - start));
+      return true;
+    }
+    return s.skip() != Type::none;
+  });
+  if (!ok || !s.at_end() || !have_kind) return std::nullopt;
+  auto kind = parse_kind(kind_text);
+  if (!kind) return std::nullopt;
+  out.kind = *kind;
+  if (!verdict.empty()) {
+    auto parsed = nlohmann::json::parse(verdict, nullptr, false);
+    if (parsed.is_discarded()) return std::nullopt;
+    out.verdict = eval::Verdict::from_json(parsed);
+  }
   return out;
 }
 

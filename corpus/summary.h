@@ -23,16 +23,20 @@ struct RecordSummary {
   bool correct = false;          // an evaluation whose verdict is correct (Record::correct)
   bool claimed_correct = false;  // an imported record its run called correct (Record::claimed_correct)
   std::string recorded_at;
-  // What reports count besides: names, the verdict's name and timing, a failure's kind.
-  std::string provider, model, candidate_format, category, verdict, error_kind;
-  std::optional<double> speedup, time_ms, ref_time_ms;
+  // What reports count besides: names, the verdict's kind and speedup, a failure's kind.
+  std::string provider, model, candidate_format, category, error_kind;
+  std::optional<eval::VerdictKind> verdict;  // absent: the record holds no verdict
+  std::optional<double> speedup;
   static RecordSummary of(const Record& r);
-  // A record holding only these fields (verdict: {verdict, correct, speedup, time_ms, ref_time_ms}).
-  Record slim() const;
 };
 
 // The summary of one corpus line (without its newline); nullopt when the scanner cannot vouch for it (not
 // JSON, a field of the wrong type, or anything unusual): parse it fully then.
 std::optional<RecordSummary> summarize_line(std::string_view line);
+
+// What judging a kernel reads of a corpus line, without parsing the rest: a record holding only its kind,
+// config, problem name and file hash, sample, turn and verdict (the bulk of a line, parsed whole). nullopt
+// when the scanner cannot vouch for the line: parse it fully then.
+std::optional<Record> verdict_of_line(std::string_view line);
 
 }  // namespace kf::corpus

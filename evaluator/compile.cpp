@@ -24,12 +24,11 @@ namespace {
 
 constexpr size_t kOutputCap = 64 * 1024;
 
-Verdict failure_verdict(const std::string& source, const std::string& verdict, std::vector<Reason> reasons,
+Verdict failure_verdict(const std::string& source, VerdictKind kind, std::vector<Reason> reasons,
                         const std::string& output, double compile_s) {
   Verdict v;
   v.problem = "";
-  v.verdict = verdict;
-  v.correct = false;
+  v.kind = kind;
   v.reasons = std::move(reasons);
   v.compiler_output = output;
   v.compile_s = compile_s;
@@ -56,26 +55,23 @@ std::string first_error_lines(const std::string& output) {
   return errors.empty() ? head : errors;
 }
 
-nlohmann::json refuse_library(const std::string& path, bool allow_vendor_libs, const std::string& what) {
+std::optional<CompileFailure> refuse_library(const std::string& path, bool allow_vendor_libs, const std::string& what) {
   std::error_code size_ec;
   if (const auto size = fs::file_size(path, size_ec); !size_ec && size > kMaxLibraryBytes)
-    return {{"status", "rejected"},
-            {"reasons", {{{"code", "rejected.library_too_large"},
-                          {"detail", what + " is " + std::to_string(size >> 20) + " MiB, more than the " +
-                                         std::to_string(kMaxLibraryBytes >> 20) +
-                                         " MiB a candidate may take (large initialised arrays? allocate and fill "
-                                         "buffers at run time instead)"}}}}};
+    return CompileFailure{VerdictKind::rejected,
+                          {{"rejected.library_too_large",
+                            what + " is " + std::to_string(size >> 20) + " MiB, more than the " +
+                                std::to_string(kMaxLibraryBytes >> 20) +
+                                " MiB a candidate may take (large initialised arrays? allocate and fill buffers at run "
+                                "time instead)"}}};
   auto vendors = vendor_libraries_used(path);
-  if (!vendors.ok())
-    return {{"status", "compile_error"},
-            {"reasons", {{{"code", "compile_error.bad_library"}, {"detail", vendors.error().message}}}}};
-  if (vendors->empty() || allow_vendor_libs) return nlohmann::json::object();
+  if (!vendors.ok()) return CompileFailure{VerdictKind::compile_error, {{"compile_error.bad_library", vendors.error().message}}};
+  if (vendors->empty() || allow_vendor_libs) return std::nullopt;
   std::string names;
   for (const auto& v : *vendors) names += (names.empty() ? "" : ", ") + v;
-  return {{"status", "rejected"},
-          {"reasons", {{{"code", "rejected.vendor_library"},
-                        {"detail", what + " uses vendor libraries (" + names +
-                                       "), which this evaluation does not allow (--allow-vendor-libs)"}}}}};
+  return CompileFailure{VerdictKind::rejected,
+                        {{"rejected.vendor_library", what + " uses vendor libraries (" + names +
+                                                         "), which this evaluation does not allow (--allow-vendor-libs)"}}};
 }
 
 std::string default_cache_dir() {
@@ -115,7 +111,7 @@ Compiled Compiler::compile(const std::string& source_path) {
   bool is_cuda = ext == ".cu";
   bool is_host = ext == ".cpp" || ext == ".cc" || ext == ".cxx";
   if ((config_.backend == Backend::cuda && !is_cuda) || (config_.backend == Backend::host && !is_host)) {
-    c.failure = failure_verdict(source_path, "harness_error",
+    c.failure = failure_verdict(source_path, VerdictKind::harness_error,
                                 {{"usage.candidate_kind", "candidate " + source_path + " does not fit the " +
                                                               to_string(config_.backend) +
                                                               " backend: cuda takes a .cu file, host a .cpp file (either takes a KernelBench "
@@ -125,7 +121,7 @@ Compiled Compiler::compile(const std::string& source_path) {
   }
   auto source = read_file(source_path);
   if (!source.ok()) {
-    c.failure = failure_verdict(source_path, "harness_error",
+    c.failure = failure_verdict(source_path, VerdictKind::harness_error,
                                 {{"usage.candidate_unreadable", "cannot read candidate " + source_path + ": " +
                                                                     source.error().message}},
                                 "", 0);
@@ -140,34 +136,27 @@ Compiled Compiler::compile(const std::string& source_path) {
   std::string key = sha256_hex(key_material);
   fs::path dir = fs::path(config_.cache_dir) / key.substr(0, 2) / key;
   fs::path lib = dir / "candidate.so";
-  fs::path result_file = dir / "result.json";
 
-  auto from_record = [&](const nlohmann::json& rec, bool hit) {
+  auto from_entry = [&](const CompileCacheEntry& entry, bool hit) {
     c.cache_hit = hit;
-    c.compiler_output = rec.value("output", "");
-    if (rec.value("status", "") == "ok") {
+    c.compiler_output = entry.output;
+    if (entry.ok())
       c.library_path = lib.string();
-    } else {
-      std::vector<Reason> reasons;
-      for (const auto& r : rec["reasons"]) reasons.push_back({r.at("code"), r.at("detail")});
-      c.failure = failure_verdict(source_path, rec.value("status", "compile_error"), reasons, c.compiler_output, 0);
-    }
+    else
+      c.failure = failure_verdict(source_path, entry.failure->verdict, entry.failure->reasons, c.compiler_output, 0);
   };
 
-  if (auto rec_text = read_file(result_file.string()); rec_text.ok()) {
-    auto rec = nlohmann::json::parse(*rec_text, nullptr, false);
-    if (rec.is_object() && (rec.value("status", "") != "ok" || fs::exists(lib))) {
-      from_record(rec, true);
-      c.compile_s = now_s() - t0;
-      if (c.failure) c.failure->compile_s = c.compile_s;
-      return c;
-    }
+  if (auto entry = CompileCacheEntry::read(dir); entry && (!entry->ok() || fs::exists(lib))) {
+    from_entry(*entry, true);
+    c.compile_s = now_s() - t0;
+    if (c.failure) c.failure->compile_s = c.compile_s;
+    return c;
   }
 
   // Private folder per job: the compiler sees the candidate and the toolchain, nothing of kforge's.
   std::string tmpl = (fs::temp_directory_path() / "kforge-compile-XXXXXX").string();
   if (!mkdtemp(tmpl.data())) {
-    c.failure = failure_verdict(source_path, "harness_error",
+    c.failure = failure_verdict(source_path, VerdictKind::harness_error,
                                 {{"harness.compile_tmp", "cannot create a private compile folder under " +
                                                              fs::temp_directory_path().string()}},
                                 "", 0);
@@ -199,24 +188,24 @@ Compiled Compiler::compile(const std::string& source_path) {
   spec.limits.file_size_bytes = 1ull << 30;
   spec.limits.output_bytes = kOutputCap;  // the start is kept: the first errors stay intact
   auto job = sandbox::run(spec);
-  nlohmann::json rec;
+  CompileCacheEntry entry;
   if (!job.ok()) {
     fs::remove_all(work, ec);
-    c.failure = failure_verdict(source_path, "harness_error", {{"harness.compile_launch", job.error().message}}, "",
+    c.failure = failure_verdict(source_path, VerdictKind::harness_error, {{"harness.compile_launch", job.error().message}}, "",
                                 now_s() - t0);
     return c;
   }
   std::string output = job->stdout_text + job->stderr_text;
   if (job->stdout_truncated || job->stderr_truncated) output += "\n[compiler output truncated]\n";
-  rec["output"] = output;
+  entry.output = output;
   if (job->status == sandbox::Outcome::Status::timeout) {
-    rec["status"] = "compile_error";
-    rec["reasons"] = {{{"code", "compile_error.timeout"},
-                       {"detail", "the compiler ran past its time limit (" +
-                                      std::to_string(static_cast<int>(config_.timeout_s)) + " s wall) and was stopped"}}};
+    entry.failure = CompileFailure{VerdictKind::compile_error,
+                                   {{"compile_error.timeout", "the compiler ran past its time limit (" +
+                                                                  std::to_string(static_cast<int>(config_.timeout_s)) +
+                                                                  " s wall) and was stopped"}}};
   } else if (job->status == sandbox::Outcome::Status::launch_failed) {
     fs::remove_all(work, ec);
-    c.failure = failure_verdict(source_path, "harness_error",
+    c.failure = failure_verdict(source_path, VerdictKind::harness_error,
                                 {{"harness.compile_launch", "cannot start the compiler: " + job->launch_error}}, "",
                                 now_s() - t0);
     return c;
@@ -226,7 +215,7 @@ Compiled Compiler::compile(const std::string& source_path) {
     // failure, not the candidate's, so it is neither cached nor reported as a compile error.
     fs::remove_all(work, ec);
     c.failure = failure_verdict(
-        source_path, "harness_error",
+        source_path, VerdictKind::harness_error,
         {{"harness.compile_sandbox", "the compiler ended without any output (exit " + std::to_string(job->exit_code) +
                                          ", signal " + std::to_string(job->signal) +
                                          "): the sandbox could not run it; retry, and run `kforge selftest` if "
@@ -235,20 +224,15 @@ Compiled Compiler::compile(const std::string& source_path) {
     return c;
   } else if (job->status != sandbox::Outcome::Status::exited || job->exit_code != 0 ||
              !fs::exists(work / "candidate.so")) {
-    rec["status"] = "compile_error";
     std::string detail = first_error_lines(output);
     if (job->memory_limit_hit) detail = "the compiler ran out of its memory limit\n" + detail;
-    rec["reasons"] = {{{"code", "compile_error"}, {"detail", detail}}};
-  } else if (auto refusal = refuse_library((work / "candidate.so").string(), config_.allow_vendor_libs,
-                                           "the candidate");
-             !refusal.empty()) {
-    // Kept out of the cache (and so off the disk) when too large: a kernel needs no hundreds of MB of data.
-    rec.update(refusal);
+    entry.failure = CompileFailure{VerdictKind::compile_error, {{"compile_error", detail}}};
   } else {
-    rec["status"] = "ok";
+    // Kept out of the cache (and so off the disk) when too large: a kernel needs no hundreds of MB of data.
+    entry.failure = refuse_library((work / "candidate.so").string(), config_.allow_vendor_libs, "the candidate");
   }
   fs::create_directories(dir, ec);
-  if (rec["status"] == "ok") {
+  if (entry.ok()) {
     // Several compiles of one source (a campaign's samples) can finish together: each copies to its own
     // temporary and renames; the last rename wins with identical contents.
     fs::path tmp_lib = dir / ("candidate.so" + unique_temp_suffix());
@@ -256,16 +240,16 @@ Compiled Compiler::compile(const std::string& source_path) {
     if (!ec) fs::rename(tmp_lib, lib, ec);
     if (ec) {
       fs::remove_all(work, ec);
-      c.failure = failure_verdict(source_path, "harness_error",
+      c.failure = failure_verdict(source_path, VerdictKind::harness_error,
                                   {{"harness.cache", "cannot write to the compile cache " + dir.string() +
                                                          " (set --cache-dir to a writable folder)"}},
                                   output, now_s() - t0);
       return c;
     }
   }
-  (void)write_file_atomic(result_file.string(), rec.dump());
+  (void)entry.write(dir);
   fs::remove_all(work, ec);
-  from_record(rec, false);
+  from_entry(entry, false);
   c.compile_s = now_s() - t0;
   if (c.failure) c.failure->compile_s = c.compile_s;
   return c;

@@ -5,9 +5,11 @@
 #include <nlohmann/json.hpp>
 
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "evaluator/compile_cache_entry.h"
 #include "evaluator/evaluator.h"
 
 namespace kf::eval {
@@ -46,9 +48,9 @@ Result<std::vector<std::string>> undefined_dynamic_symbols(const std::string& li
 std::vector<std::string> vendor_libraries_mapped(const std::string& maps_text);
 
 // Whether a built library may be loaded: at most kMaxLibraryBytes, a readable ELF shared object, and no
-// vendor library unless allowed. Empty when accepted; else the record fields "status" (rejected |
-// compile_error) and "reasons". `what` names the library in the reasons ("the candidate", an extension).
-nlohmann::json refuse_library(const std::string& path, bool allow_vendor_libs, const std::string& what);
+// vendor library unless allowed. nullopt when accepted; else why not (rejected | compile_error). `what` names
+// the library in the reasons ("the candidate", an extension).
+std::optional<CompileFailure> refuse_library(const std::string& path, bool allow_vendor_libs, const std::string& what);
 
 std::string default_cache_dir();
 

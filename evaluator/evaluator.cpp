@@ -1,6 +1,6 @@
 // Orchestration of one evaluation: oracle (trusted, torch) <-> runner (untrusted, candidate) through the
 // transport, with every decision taken by the judge here in the supervisor. This file: setting the
-// evaluator up and its public calls; one evaluation is in evaluation.cpp, its timing in timed_rounds.cpp.
+// evaluator up and its public calls; one evaluation is evaluation.cpp, its phases are in phases/.
 #include "evaluator/evaluator.h"
 
 #include <signal.h>
@@ -125,8 +125,7 @@ Compiled Evaluator::compile(const std::string& source_path) {
   out.source_path = source_path;
   Verdict v;
   v.candidate_kind = to_string(kind);
-  v.verdict = "harness_error";
-  v.reasons = {{"harness.gpu_arch", impl_->compiler_setup_error}};
+  judge_harness_failure(v, {"harness.gpu_arch", impl_->compiler_setup_error});
   out.failure = v;
   return out;
 }

@@ -12,7 +12,7 @@
 #include "core/result.h"
 #include "evaluator/judge.h"
 #include "evaluator/signature.h"
-#include "evaluator/verdict.h"
+#include "verdict/verdict.h"
 
 namespace kf::eval {
 

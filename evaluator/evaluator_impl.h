@@ -1,7 +1,8 @@
 #pragma once
-// The evaluator's state (Evaluator::Impl) and the limits every part of an evaluation shares. Internal to
-// evaluator/: evaluator.cpp (setup and the public calls), evaluation.cpp (one candidate's evaluation and
-// its judging), timed_rounds.cpp (the timing plan and rounds).
+// The evaluator's long-lived state (Evaluator::Impl: the oracle, options, caches, device facts) and the limits
+// every part of an evaluation shares. Internal to evaluator/: evaluator.cpp (setting up and the public calls),
+// evaluation.cpp (one candidate's evaluation: its phases, each in evaluator/phases/, on an EvaluationSession,
+// evaluation_session.h), rounds.cpp (one runner round, the timing plan, the baseline's timing).
 #include <algorithm>
 #include <cstdint>
 #include <filesystem>
@@ -26,6 +27,8 @@
 #include "sandbox/leftovers.h"
 
 namespace kf::eval {
+
+struct EvaluationSession;
 
 // The audit's trials (kforge audit) keep fixed seeds: its figures describe the problem, not one evaluation.
 inline constexpr uint64_t kAuditSeed = 42;
@@ -54,6 +57,42 @@ nlohmann::json tolerances_json();
 // The local GPU's architecture for nvcc ("sm_90a"), from nvidia-smi; "" when there is none.
 std::string detect_gpu_arch();
 
+// What the trusted replay of a kernelbench solution's extension calls found (evaluator/replay_attribution.cpp).
+struct ReplayOutcome {
+  bool trusted = false;
+  bool mismatch = false;  // a replayed output differed from the recorded one (a forged record, or hidden state)
+  std::string why;        // when not trusted
+  int calls = 0;
+  double seconds = 0;
+};
+
+// The replayer of a kernelbench solution's extension calls, started beside the runner (replay_attribution.cpp):
+// its own folder (the extensions' copies, job.json; its results) and a folder it reads only (the oracle's job).
+struct Replayer {
+  RunnerSession session;
+  std::string work_dir, input_dir;
+  nlohmann::json keys = nlohmann::json::array();  // the extensions' keys
+  bool started = false;
+  std::string setup_error;
+  ~Replayer();
+};
+
+// libkforge-seccomp.so: $KFORGE_SECCOMP_LIBRARY, else beside the runner (evaluator/runner_launch.cpp).
+std::string runner_seccomp_library(const std::string& runner_path);
+
+// How a problem's timing rounds are sized (Evaluator::Impl::plan, cached per problem).
+struct TimingPlan {
+  double call_ms = 0;  // one reference call, as the oracle measured it
+  int slots = 1;       // calls per round sized from the reference (calibration and baseline rounds)
+  int max_slots = 1;   // buffer slots allocated: calls per round for a candidate kFastCandidateFactor x faster
+  int64_t slot_bytes = 0;
+  bool repeatable_inputs = false;  // a checked slot's inputs are drawn again from its seed (no copies kept)
+  // The timed rounds cannot get fresh inputs: every forward argument repeats between draws (the problem's
+  // get_inputs() ignores the seed, or its seed-dependent shapes allow no redraw). Its speedup is not verified.
+  bool inputs_repeated = false;
+  nlohmann::json repeated_inputs = nlohmann::json::array();  // forward arguments that repeat, by name
+};
+
 struct Evaluator::Impl {
   EvaluatorOptions opt;
   std::string oracle_log;
@@ -64,25 +103,8 @@ struct Evaluator::Impl {
   std::mutex eval_mutex;
   std::optional<double> bandwidth;
   std::string compiler_setup_error;
-  // "output:trivial" pairs that pass on their own on trial 0 of the evaluation in progress.
-  std::set<std::string> base_degenerate;
-  // The last prepared trial's tensor shapes (sent with every runner command: they may change between
-  // trials) and the bytes its inputs and outputs occupy (the bandwidth floor of the timing that follows).
-  nlohmann::json trial_shapes;
-  int64_t trial_bytes = 0;
-  bool varying_shapes = false;  // the loaded problem's shapes depend on the seed (trial records show them)
   // Per problem (absolute path + precision): how timing rounds are sized, and the baseline's timing.
-  struct Plan {
-    double call_ms = 0;  // one reference call, as the oracle measured it
-    int slots = 1;       // calls per round sized from the reference (calibration and baseline rounds)
-    int max_slots = 1;   // buffer slots allocated: calls per round for a candidate kFastCandidateFactor x faster
-    int64_t slot_bytes = 0;
-    bool repeatable_inputs = false;  // a checked slot's inputs are drawn again from its seed (no copies kept)
-    // The timed rounds cannot get fresh inputs: every forward argument repeats between draws (the problem's
-    // get_inputs() ignores the seed, or its seed-dependent shapes allow no redraw). Its speedup is not verified.
-    bool inputs_repeated = false;
-    nlohmann::json repeated_inputs = nlohmann::json::array();  // forward arguments that repeat, by name
-  };
+  using Plan = TimingPlan;
   std::map<std::string, Plan> plans;
   std::map<std::string, nlohmann::json> baselines;
   std::map<std::string, std::vector<std::string>> reference_ops;  // per problem_key: the torch-fallback rule's
@@ -190,25 +212,6 @@ struct Evaluator::Impl {
   // torch-fallback rule of kernelbench candidates.
   Result<std::vector<std::string>> problem_reference_ops(const std::string& problem);
 
-  Verdict evaluate(const std::string& problem, const Compiled& compiled);
-
-  // One evaluation's runner and what the judge needs to know about it.
-  struct Session {
-    RunnerSession runner;
-    bool loaded = false;        // the candidate library is being or has been loaded
-    double call_limit_s = kCallLimitFloorS;
-    std::string call_limit_text;
-    std::set<std::string> vendors_seen;
-    bool freeze_failed = false;  // the runner could not be stopped between rounds at least once
-    // The harness's own cost of one round (thaw, command, answer, the GPU's switch from the oracle's work to
-    // the runner's), measured before the candidate was loaded and taken off every timed round.
-    double round_overhead_ms = 0;
-    nlohmann::json calibration_log;  // the calibration rounds behind it
-    bool kernelbench = false;    // the python runner of a kernelbench solution
-    int64_t custom_kernel_calls = 0;  // as the runner counted them (evidence against the candidate only)
-    int helpers_ended = 0;            // processes the solution started, killed before a round (Triton's JIT)
-    double first_round_limit_s = 0;   // the next round's limit, when larger than its calls' (then reset)
-  };
   // What starts one evaluation's runner: its command, environment, confinement and job file.
   struct RunnerLaunch {
     std::vector<std::string> command;  // program and first arguments; --job ... follow
@@ -216,27 +219,67 @@ struct Evaluator::Impl {
     RunnerSandbox confinement;
     nlohmann::json job;
   };
+
+  // One candidate's evaluation (evaluation.cpp): the phases below, in this order, on a session that lives for
+  // this evaluation only (evaluation_session.h). Each phase is in its own file under evaluator/phases/.
+  Verdict evaluate(const std::string& problem, const Compiled& compiled);
+  // The verdict of a candidate that did not build: the compiler's, with the evaluation's fields.
+  Verdict compile_failure(const std::string& problem, const Compiled& compiled) const;
+  // phases/setup.cpp: the problem loaded (and a kernelbench solution's static torch-fallback rule), the job
+  // folder and buffers, the timing plan, the runner started, the round overhead calibrated, the candidate
+  // loaded. False when the verdict is final already (a harness error, the static rule): nothing of the
+  // candidate has run. A runner that fails while loading the candidate is judged and leaves s.going_on false.
+  bool set_up(EvaluationSession& s);
+  bool load_problem(EvaluationSession& s, nlohmann::json& loaded);
+  bool prepare_job(EvaluationSession& s, const nlohmann::json& loaded, RunnerLaunch& launch);
+  bool start_runner(EvaluationSession& s, const RunnerLaunch& launch);
+  // phases/trials.cpp: the correctness trials on every input set, then the fp32 precision trial.
+  void run_trials(EvaluationSession& s);
+  // phases/timing.cpp: the candidate's timed rounds (with a timing plan).
+  void time_candidate(EvaluationSession& s);
+  // phases/revalidation.cpp: outputs checked again after the timing, on fresh and on nearly-repeated inputs.
+  void revalidate(EvaluationSession& s);
+  // phases/runner_end.cpp: the last look at the runner's maps, a kernelbench solution's attribution trial, the
+  // runner's end (what the next device check watches), whose work the outputs were.
+  void end_runner(EvaluationSession& s);
+  // phases/baseline.cpp: the yardsticks of a candidate correct so far and timed (baselines, roofline) and
+  // the physical floor of its time.
+  void time_baselines(EvaluationSession& s);
+  // phases/judgement.cpp: the judge's finishing rule (finalize), the text cleaned, the evaluation's time.
+  Verdict judge(EvaluationSession& s);
+
   // Prepares the job folder (the candidate's files copied in) and the launch (evaluator/runner_launch.cpp).
   Result<RunnerLaunch> runner_launch(const std::string& job_dir, const Compiled& compiled, const nlohmann::json& loaded,
                                      const nlohmann::json& buffers);
+  // Attribution by trusted replay (evaluator/replay_attribution.cpp). Whether the static check proved forward
+  // reaches only the solution's kernels and glue; the replayer, started beside the runner; one more checked
+  // trial (trial 0's seed) whose extension calls the runner records (false when it fails: its reasons are the
+  // verdict's); then, with the runner gone, the replay of those calls and the oracle's judgement of record
+  // against replay.
+  static bool statically_attributed(const Compiled& compiled);
+  bool record_trial(EvaluationSession& s);
+  std::unique_ptr<Replayer> start_replayer(const Compiled& compiled, const RunnerLaunch& launch);
+  ReplayOutcome replay_attribution(Replayer& replayer, const std::string& job_dir, double call_limit_s);
+
+  // What every phase uses (evaluation.cpp, rounds.cpp).
   // A kernelbench round whose runner counted no call into the solution's own kernels (rejected.torch_fallback).
-  bool no_custom_kernel(Verdict& v, Session& s, const RunnerEnd& e, const std::string& during);
+  bool no_custom_kernel(EvaluationSession& s, const RunnerEnd& e, const std::string& during);
   // Runs one round (thaw, clock, command, answer, clock, freeze). Fills *ms with the trusted wall time.
-  RunnerEnd round(Session& s, const nlohmann::json& order, const nlohmann::json& shapes, double* ms,
+  RunnerEnd round(EvaluationSession& s, const nlohmann::json& order, const nlohmann::json& shapes, double* ms,
                   int64_t touch_bytes = 0);
-  bool runner_failed(Verdict& v, Session& s, const RunnerEnd& e, const std::string& during);
+  bool runner_failed(EvaluationSession& s, const RunnerEnd& e, const std::string& during);
   // Vendor libraries in the (frozen) runner's memory maps; adds rejected.vendor_library once.
-  void check_maps(Verdict& v, Session& s);
+  void check_maps(EvaluationSession& s);
   bool oracle_failed(Verdict& v, const Error& e);
-  // One correctness trial on slot 0: prepare, one call, compare, judge. Returns its reasons (already
-  // added to the verdict unless `hold`), or nullopt when the evaluation cannot go on.
-  std::optional<std::vector<Reason>> one_trial(Verdict& v, Session& s, int trial, uint64_t seed,
+  // One correctness trial on slot 0: prepare, one call, compare, judge (phases/trials.cpp). Returns its reasons
+  // (already added to the verdict unless `hold`), or nullopt when the evaluation cannot go on.
+  std::optional<std::vector<Reason>> one_trial(EvaluationSession& s, int trial, uint64_t seed,
                                                const std::string& variant, const std::string& label,
                                                bool hold = false);
-  // Judges one comparison from the oracle; its record goes to checks.trials, or to *record_out when given
-  // (timed rounds' checks are recorded only when they fail).
-  std::vector<Reason> judge_comparison(Verdict& v, const nlohmann::json& cmp, int trial, const std::string& label,
-                                       nlohmann::json* record_out = nullptr);
+  // Judges one comparison from the oracle (phases/trials.cpp); its record goes to checks.trials, or to
+  // *record_out when given (timed rounds' checks are recorded only when they fail).
+  std::vector<Reason> judge_comparison(EvaluationSession& s, const nlohmann::json& cmp, int trial,
+                                       const std::string& label, nlohmann::json* record_out = nullptr);
   // Fresh inputs on unpredictable seeds in each of `slots` slots, outputs poisoned, the L2 flushed (the
   // oracle's prepare_round; the runner is frozen meanwhile).
   Result<nlohmann::json> prepare_round(int slots);
@@ -246,12 +289,12 @@ struct Evaluator::Impl {
   // the same oracle work as a timed round's (prepare_round before, the poison scan after), while no candidate
   // code exists in the runner: the lower quartile of their time beyond the memsets is the round overhead.
   // False when the evaluation cannot go on.
-  bool calibrate_rounds(Verdict& v, Session& s, const Plan& plan);
-  // Calls per timed round for this candidate: enough of its calls to fill round_target_ms, judged from the
-  // trusted times of its trial calls, between the plan's slots and max_slots.
-  int candidate_calls_per_round(const Verdict& v, const Session& s, const Plan& plan) const;
-  // The timing rounds of `k` calls each; false when the evaluation cannot go on.
-  bool timed_rounds(Verdict& v, Session& s, int k);
+  bool calibrate_rounds(EvaluationSession& s, const Plan& plan);
+  // Calls per timed round for this candidate (phases/timing.cpp): enough of its calls to fill round_target_ms,
+  // judged from the trusted times of its trial calls, between the plan's slots and max_slots.
+  int candidate_calls_per_round(const EvaluationSession& s, const Plan& plan) const;
+  // The timing rounds of `k` calls each (phases/timing.cpp); false when the evaluation cannot go on.
+  bool timed_rounds(EvaluationSession& s, int k);
 };
 
 

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <string>
+#include <utility>
 
 #include <signal.h>
 
@@ -154,18 +155,31 @@ std::string string_field(const nlohmann::json& j, const char* key, const std::st
 
 }  // namespace
 
-void finalize(Verdict& v) {
+VerdictKind judged_verdict(const Verdict& v) {
+  // A verdict other than correct (a runner's failure, a harness error) was decided where it happened.
+  if (v.kind != VerdictKind::correct) return v.kind;
   bool rejected = false, incorrect = false;
   for (const auto& r : v.reasons) {
     rejected = rejected || r.code.rfind("rejected", 0) == 0;
     incorrect = incorrect || r.code.rfind("incorrect", 0) == 0;
   }
-  if (v.verdict == "correct" || v.verdict.empty()) {
-    if (rejected) v.verdict = "rejected";
-    else if (incorrect) v.verdict = "incorrect";
-    else v.verdict = "correct";
-  }
-  v.correct = v.verdict == "correct";
+  return rejected ? VerdictKind::rejected : incorrect ? VerdictKind::incorrect : VerdictKind::correct;
+}
+
+void finalize(Verdict& v) { v.kind = judged_verdict(v); }
+
+VerdictKind verdict_for_compile_reason(const std::string& code) {
+  const std::string head = code.substr(0, code.find('.'));
+  if (head == "rejected") return VerdictKind::rejected;
+  if (head == "compile_error") return VerdictKind::compile_error;
+  if (head == "incorrect") return VerdictKind::incorrect;
+  if (head == "usage" || head == "harness") return VerdictKind::harness_error;
+  return VerdictKind::compile_error;
+}
+
+void judge_harness_failure(Verdict& v, Reason reason) {
+  v.kind = VerdictKind::harness_error;
+  v.reasons.push_back(std::move(reason));
 }
 
 void judge_runner_failure(Verdict& v, const RunnerEnd& e, bool candidate_loaded, const std::string& during,
@@ -179,7 +193,7 @@ void judge_runner_failure(Verdict& v, const RunnerEnd& e, bool candidate_loaded,
                                                                   clean_text(e.protocol_error, 300) + ")"
                       : e.signal                             ? "died from " + signal_name(e.signal)
                                                              : "exited with code " + std::to_string(e.exit_code);
-    v.verdict = "harness_error";
+    v.kind = VerdictKind::harness_error;
     std::string tail = e.stderr_tail.empty() ? "" : ": " + clean_text(e.stderr_tail, 1500);
     v.reasons.push_back({"harness.runner", "kforge-runner " + how + " during " + during +
                                                ", before the candidate was loaded" + tail});
@@ -190,32 +204,32 @@ void judge_runner_failure(Verdict& v, const RunnerEnd& e, bool candidate_loaded,
       std::string code = string_field(e.reply, "code", "runtime_error");
       std::string detail = string_field(e.reply, "detail", "") + " (during " + during + ")";
       if (code.rfind("harness", 0) == 0 && !candidate_loaded) {
-        v.verdict = "harness_error";
+        v.kind = VerdictKind::harness_error;
       } else if (code.rfind("runtime_error", 0) == 0) {
-        v.verdict = "runtime_error";
+        v.kind = VerdictKind::runtime_error;
       } else {
         // Any other code after the candidate was loaded (harness.* included) may be the candidate's own
         // words on the report pipe: it is held against the candidate.
         detail = "the runner reported '" + code + "': " + detail;
         code = "runtime_error.protocol";
-        v.verdict = "runtime_error";
+        v.kind = VerdictKind::runtime_error;
       }
       v.reasons.push_back({code, detail});
       return;
     }
     case RunnerEnd::Kind::protocol:
-      v.verdict = "runtime_error";
+      v.kind = VerdictKind::runtime_error;
       v.reasons.push_back({"runtime_error.protocol",
                            "the runner's report channel carried something other than a bounded JSON line (" +
                                clean_text(e.protocol_error, 300) + ") during " + during + "; it was killed"});
       return;
     case RunnerEnd::Kind::timeout:
-      v.verdict = "timeout";
+      v.kind = VerdictKind::timeout;
       v.reasons.push_back({"timeout", "the candidate did not finish within " + limit + " (during " + during +
                                           "); its process tree was killed"});
       return;
     case RunnerEnd::Kind::crashed:
-      v.verdict = "runtime_error";
+      v.kind = VerdictKind::runtime_error;
       if (e.signal) {
         v.reasons.push_back(
             {"runtime_error.signal", "the runner died from " + signal_name(e.signal) + " during " + during});

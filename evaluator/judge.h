@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "evaluator/runner_session.h"
-#include "evaluator/verdict.h"
+#include "verdict/verdict.h"
 
 namespace kf::eval {
 
@@ -55,8 +55,19 @@ std::vector<Reason> judge_non_trivial(const std::string& where, const std::strin
 // Would this trivial output's statistics pass the judge on their own (the audit's "degenerate" test)?
 bool trivial_passes(const std::string& dtype, const OutputStats& stats);
 
-// The final verdict from the reasons collected (rejected.* before incorrect.*); sets `correct`.
+// The final verdict from the reasons collected (rejected.* before incorrect.*). The one rule
+// that finishes every evaluation's verdict (evaluator/phases/judgement.cpp).
 void finalize(Verdict& v);
+// The verdict finalize would give `v` now, leaving it as it is (a phase that runs only for a candidate correct
+// so far asks this).
+VerdictKind judged_verdict(const Verdict& v);
+// The verdict a compile-time finding earns when it alone decides (a KernelBench solution's static check and
+// build): rejected.*, compile_error.* and incorrect.* their own kind, usage.* and harness.* harness_error,
+// anything else compile_error.
+VerdictKind verdict_for_compile_reason(const std::string& code);
+// A failure of the harness (the oracle, the job folder, the runner before the candidate loaded, the device):
+// never a verdict on the candidate.
+void judge_harness_failure(Verdict& v, Reason reason);
 
 // A runner that failed (its error reply, a crash, a timeout, or a protocol violation) as a verdict.
 // `during` names the phase; `limit` says which time limit applied (for timeouts). Only failures the

@@ -2,7 +2,9 @@
 
 #include <charconv>
 #include <cstdlib>
+#include <algorithm>
 #include <sstream>
+#include <thread>
 
 #include "core/child_process.h"
 #include "core/time.h"
@@ -39,7 +41,7 @@ Result<std::vector<GpuDevice>> visible_gpus() {
   command.argv = {"nvidia-smi", "--query-gpu=index,name,uuid", "--format=csv,noheader"};
   auto r = run_captured(command, 30, 1 << 16);
   if (!r.ok() || r->status != CapturedRun::Status::exited || r->exit_code != 0)
-    return make_error("gpu.none", "nvidia-smi lists no GPU on this machine; use --backend host, or check the "
+    return make_error("gpu.query", "nvidia-smi lists no GPU on this machine; use --backend host, or check the "
                                   "NVIDIA driver (`nvidia-smi`)");
   std::vector<GpuDevice> all;
   for (const auto& line : split(r->output, '\n')) {
@@ -100,6 +102,16 @@ Result<std::vector<EvaluatorSlot>> plan_evaluators(Backend backend, const std::s
   return slots;
 }
 
+Result<std::vector<EvaluatorSlot>> plan_evaluators(Backend backend, const std::string& gpus, int evaluators) {
+  std::vector<GpuDevice> visible;
+  if (backend == Backend::cuda) {
+    auto listed = visible_gpus();
+    if (!listed) return listed.error();
+    visible = std::move(*listed);
+  }
+  return plan_evaluators(backend, gpus, evaluators, visible);
+}
+
 std::string describe(const EvaluatorSlot& s) {
   if (!s.gpu) return "evaluator " + std::to_string(s.slot) + " (host)";
   return "evaluator " + std::to_string(s.slot) + " on GPU " + std::to_string(s.gpu->index) + " (" + s.gpu->name +
@@ -148,6 +160,25 @@ void EvaluatorPool::release(size_t index) {
 
 EvaluatorPool::Lease::~Lease() {
   if (pool_) pool_->release(index_);
+}
+
+void EvaluatorPool::for_each_job(size_t count, const std::function<void(size_t)>& job) {
+  std::mutex next_mu;
+  size_t next = 0;
+  std::vector<std::thread> workers;
+  for (size_t w = 0; w < std::min(size(), count); ++w)
+    workers.emplace_back([&] {
+      while (true) {
+        size_t i;
+        {
+          std::lock_guard lock(next_mu);
+          if (next >= count) return;
+          i = next++;
+        }
+        job(i);
+      }
+    });
+  for (auto& t : workers) t.join();
 }
 
 std::vector<double> EvaluatorPool::busy_seconds() {

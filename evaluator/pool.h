@@ -3,6 +3,7 @@
 // oracle and runner sessions pinned to that device through CUDA_VISIBLE_DEVICES, judging one candidate at
 // a time. On the host backend N evaluators exercise the same scheduling without a GPU.
 #include <condition_variable>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -37,6 +38,10 @@ struct EvaluatorSlot {
 Result<std::vector<EvaluatorSlot>> plan_evaluators(Backend backend, const std::string& gpus, int evaluators,
                                                    const std::vector<GpuDevice>& visible);
 
+// The same over the GPUs visible now (asked of nvidia-smi on the cuda backend only). A failed query is the error
+// code `gpu.query` (the machine's fault, not the arguments').
+Result<std::vector<EvaluatorSlot>> plan_evaluators(Backend backend, const std::string& gpus, int evaluators);
+
 // "slot 0 on GPU 0 (NVIDIA H200, GPU-…)" / "slot 1 (host)".
 std::string describe(const EvaluatorSlot& slot);
 
@@ -69,6 +74,11 @@ class EvaluatorPool {
     size_t index_;
   };
   Lease acquire();
+
+  // The fan-out of work over the pool: runs job(i) for every i in [0, count), started in order of i, on
+  // min(size(), count) threads, and returns when all are done. A job takes its evaluator with acquire() when
+  // it is ready to judge (after what it waits for first), so each evaluator judges one job at a time.
+  void for_each_job(size_t count, const std::function<void(size_t)>& job);
 
   // Seconds each evaluator spent leased (busy), by slot.
   std::vector<double> busy_seconds();

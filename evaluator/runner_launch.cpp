@@ -29,13 +29,13 @@ bool is_elf_file(const std::string& path) {
   return f.read(magic, 4) && magic[0] == 0x7f && magic[1] == 'E' && magic[2] == 'L' && magic[3] == 'F';
 }
 
+}  // namespace
+
 // libkforge-seccomp.so (evaluator/kernelbench/seccomp_shim.cpp): $KFORGE_SECCOMP_LIBRARY, else beside the runner.
-std::string seccomp_library(const std::string& runner_path) {
+std::string runner_seccomp_library(const std::string& runner_path) {
   if (const char* p = std::getenv("KFORGE_SECCOMP_LIBRARY"); p && *p) return p;
   return (fs::path(runner_path).parent_path() / "libkforge-seccomp.so").string();
 }
-
-}  // namespace
 
 Result<Evaluator::Impl::RunnerLaunch> Evaluator::Impl::runner_launch(const std::string& job_dir,
                                                                      const Compiled& compiled,
@@ -81,7 +81,7 @@ Result<Evaluator::Impl::RunnerLaunch> Evaluator::Impl::runner_launch(const std::
   for (const char* script : {"runner.py", "extension_call.py"})
     if (auto st = copy_into(data_path(std::string("evaluator/kernelbench/") + script), job_dir + "/" + script); !st.ok())
       return make_error("harness.script_missing", st.error().message + " (set KFORGE_DATA_DIR to kforge's data folder)");
-  const std::string seccomp = seccomp_library(opt.runner_path);
+  const std::string seccomp = runner_seccomp_library(opt.runner_path);
   if (auto st = copy_into(seccomp, job_dir + "/libkforge-seccomp.so"); !st.ok())
     return make_error("harness.runner_missing", "the runner's seccomp library " + seccomp +
                                                     " is missing (build target kforge-seccomp, or set "

@@ -41,7 +41,7 @@ Result<Roofline> Evaluator::Impl::problem_roofline(const nlohmann::json& seeds) 
   if (auto it = rooflines.find(problem_key); it != rooflines.end()) return it->second;
   auto dev = device_peaks_measured();
   if (!dev.ok()) return dev.error();
-  auto r = ask({{"op", "roofline"}, {"seeds", seeds}});
+  auto r = ask({{"op", "roofline"}, {"seeds", seeds}, {"cache_dir", opt.cache_dir + "/roofline"}});
   if (!r.ok()) return r.error();
   Roofline rl;
   rl.peaks = *dev;
@@ -104,10 +104,9 @@ void Evaluator::Impl::measure_yardsticks(Verdict& v, const Plan& plan, bool copi
         if (v.time_ms && *v.time_ms > 0) bt.speedup = *bt.time_ms / *v.time_ms;
         bt.peak = fraction(*bt.time_ms);
       } else if (base.error().code == "oracle.candidate") {
-        // The runner left the shared buffers broken on its way out (a truncated slot file): its doing.
+        // The runner left the shared buffers broken on its way out (a truncated slot file): its doing. A reason
+        // like any other: the judgement (phases/judgement.cpp) makes the verdict rejected.
         v.reasons.push_back({"rejected.buffer_tampered", base.error().message});
-        v.verdict = "rejected";
-        v.correct = false;
         return;
       } else {
         bt.error = base.error().message;

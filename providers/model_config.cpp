@@ -1,3 +1,5 @@
+// Loading a model configuration file: one table of fields drives both validation and loading (the names
+// of its enums are in model_config_names.cpp, ${NAME} expansion in env_references.cpp).
 #include "providers/model_config.h"
 
 #include <algorithm>
@@ -13,87 +15,6 @@
 #include "core/log.h"
 
 namespace kf::providers {
-
-std::string to_string(ProviderKind kind) {
-  switch (kind) {
-    case ProviderKind::openai_chat: return "openai-chat";
-    case ProviderKind::openai_responses: return "openai-responses";
-    case ProviderKind::anthropic: return "anthropic";
-    case ProviderKind::gemini: return "gemini";
-    case ProviderKind::openai_compatible: return "openai-compatible";
-  }
-  return "unknown";
-}
-
-std::optional<ProviderKind> provider_kind_from_string(const std::string& text) {
-  for (ProviderKind k : {ProviderKind::openai_chat, ProviderKind::openai_responses, ProviderKind::anthropic,
-                         ProviderKind::gemini, ProviderKind::openai_compatible}) {
-    if (to_string(k) == text) return k;
-  }
-  return std::nullopt;
-}
-
-std::string to_string(CandidateFormat format) {
-  switch (format) {
-    case CandidateFormat::kf_forward: return "kf_forward";
-    case CandidateFormat::kernelbench_cuda: return "kernelbench-cuda";
-    case CandidateFormat::kernelbench_triton: return "kernelbench-triton";
-  }
-  return "unknown";
-}
-
-std::optional<CandidateFormat> candidate_format_from_string(const std::string& text) {
-  for (CandidateFormat f :
-       {CandidateFormat::kf_forward, CandidateFormat::kernelbench_cuda, CandidateFormat::kernelbench_triton}) {
-    if (to_string(f) == text) return f;
-  }
-  return std::nullopt;
-}
-
-const std::vector<std::string>& candidate_format_names() {
-  static const std::vector<std::string> names = {to_string(CandidateFormat::kf_forward),
-                                                 to_string(CandidateFormat::kernelbench_cuda),
-                                                 to_string(CandidateFormat::kernelbench_triton)};
-  return names;
-}
-
-Result<std::string> expand_env_references(const std::string& text) {
-  std::string out;
-  size_t pos = 0;
-  while (pos < text.size()) {
-    size_t start = text.find("${", pos);
-    if (start == std::string::npos) {
-      out += text.substr(pos);
-      break;
-    }
-    out += text.substr(pos, start - pos);
-    size_t end = text.find('}', start);
-    if (end == std::string::npos) {
-      return make_error("config.env", "unterminated ${…} reference: write ${NAME} or ${NAME:-default}");
-    }
-    std::string inner = text.substr(start + 2, end - start - 2);
-    std::string name = inner;
-    std::optional<std::string> fallback;
-    if (size_t sep = inner.find(":-"); sep != std::string::npos) {
-      name = inner.substr(0, sep);
-      fallback = inner.substr(sep + 2);
-    }
-    bool valid_name = !name.empty() && !std::isdigit(static_cast<unsigned char>(name[0]));
-    for (char c : name) valid_name = valid_name && (std::isalnum(static_cast<unsigned char>(c)) || c == '_');
-    if (!valid_name) return make_error("config.env", "'${" + inner + "}' does not name an environment variable");
-    const char* value = std::getenv(name.c_str());
-    if (value && *value) {
-      out += value;
-    } else if (fallback) {
-      out += *fallback;
-    } else {
-      return make_error("config.env", "environment variable " + name +
-                                          " is not set: export it, or write ${" + name + ":-default} in the file");
-    }
-    pos = end + 1;
-  }
-  return out;
-}
 
 namespace {
 

@@ -3,38 +3,64 @@
 # line per step in OUTDIR/summary.txt (printed last).
 #
 # Usage: scripts/gpu-acceptance.sh OUTDIR [STEP...]
-#   STEP: env | selftest | tests | medians | latency | campaign | overhead | audit-dlrm | level1:FIRST-LAST
-#   Without STEP: every step but the level-1 audit (run that with scripts/gpu-audit.sh or level1:1-100).
+#   STEP: env | selftest | tests | eval | medians | latency | campaign | overhead | audit-dlrm | level1:FIRST-LAST
+#         | compare-builds | kernelbench-allclose | kernelbench-solutions | evaluators | reverify-report
+#   Without STEP: env selftest tests eval medians latency campaign overhead audit-dlrm (level1:1-100 is the
+#   level-1 audit, also scripts/gpu-audit.sh; the last five are the longer checks of scripts/gpu/, below).
+#   selftest: `kforge selftest --backend cuda` (more arguments in KFORGE_SELFTEST_ARGS, e.g. "--skip
+#   kernelbench"), one line per case and whether the canary stayed intact. tests: evaluator_gpu_test and
+#   audit_gpu_test (GTEST_FILTER picks tests). eval: one `kforge eval` of an honest candidate (expected correct;
+#   it compiles for the architecture nvidia-smi reports, a failed probe shows as harness.gpu_arch).
 #   medians: KFORGE_MEDIAN_EVALS (default 5) evaluations of each honest candidate of tests/evaluator/cuda on
 #   level-1 problems 1, 19, 23, 40, 50 and 95, both baselines timed: candidate, eager and torch.compile
 #   medians with their spreads, and each one's fraction of the roofline (docs/evaluator.md, "Yardsticks").
+#   The checks of scripts/gpu/NAME.sh run as step NAME into OUTDIR/NAME/, their own steps after a colon joined
+#   by '+' (e.g. kernelbench-solutions:reverify+triton, kernelbench-allclose:level1:1-10); each file's first
+#   lines say what it checks: compare-builds (timing against an older build, KFORGE_OLD_BIN_DIR),
+#   kernelbench-allclose (KernelBench's allclose in the audit, levels 1-3), kernelbench-solutions (imported
+#   KernelBench-layout solutions, reverify, Triton, KernelBench's examples), evaluators (several evaluators on
+#   one GPU), reverify-report (the demo campaign re-verified and reported in every format).
 # Programs are looked up in $KFORGE_BIN_DIR (for example a bundle's bin/), then in the build folder
 # $KFORGE_BUILD_DIR (default build) and its tests/ and bench/ subfolders.
 # Environment: KFORGE_RUNNER (default: found like the programs), KFORGE_PYTHON (python3 with torch,
 #   default: scripts/python-env.sh), KFORGE_KERNELBENCH_LEVEL1 (default ../shared/kernelbench/level1),
-#   KFORGE_STEP_TIMEOUT (seconds per step, default 300).
+#   KFORGE_STEP_TIMEOUT (seconds per step, default 300; 600 for the steps of scripts/gpu/).
 set -uo pipefail
 self=$(realpath "${BASH_SOURCE[0]}")
 # Internal: `--step NAME OUTDIR` runs one step's body (so that `timeout` can bound it).
 inner=""
 if [ "${1:-}" = "--step" ]; then inner=$2; shift 2; fi
 if [ $# -lt 1 ]; then
-  sed -n '2,15p' "$self" >&2
+  sed -n '2,27p' "$self" >&2
   exit 2
 fi
+steps=("${@:2}")
+[ ${#steps[@]} -eq 0 ] && steps=(env selftest tests eval medians latency campaign overhead audit-dlrm)
+for step in "${steps[@]}"; do
+  case "$step" in
+    env | selftest | tests | eval | medians | latency | campaign | overhead | audit-dlrm | level1:*-*) ;;
+    compare-builds | compare-builds:* | kernelbench-allclose | kernelbench-allclose:* | kernelbench-solutions \
+      | kernelbench-solutions:* | evaluators | reverify-report) ;;
+    *) echo "unknown step '$step' (env, selftest, tests, eval, medians, latency, campaign, overhead, audit-dlrm," \
+         "level1:A-B, compare-builds, kernelbench-allclose, kernelbench-solutions, evaluators, reverify-report)" >&2
+       exit 2 ;;
+  esac
+done
 out=$(mkdir -p "$1" && cd "$1" && pwd)
-shift
-steps=("$@")
-[ ${#steps[@]} -eq 0 ] && steps=(env selftest tests medians latency campaign overhead audit-dlrm)
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-cd "$root"
+cd "$root" || exit 2
 source scripts/python-env.sh  # KFORGE_PYTHON: the one named, else the GPU machine's python3 with torch
 export KFORGE_SOURCE_DIR=$root KFORGE_DATA_DIR=${KFORGE_DATA_DIR:-$root}
 export KFORGE_KERNELBENCH_LEVEL1=${KFORGE_KERNELBENCH_LEVEL1:-$root/../shared/kernelbench/level1}
 export PYTHONUNBUFFERED=1
 build=${KFORGE_BUILD_DIR:-build}
-step_timeout=${KFORGE_STEP_TIMEOUT:-300}
+step_timeout() {  # NAME: the seconds step NAME may take
+  case "$1" in
+    compare-builds* | kernelbench-* | evaluators | reverify-report) echo "${KFORGE_STEP_TIMEOUT:-600}" ;;
+    *) echo "${KFORGE_STEP_TIMEOUT:-300}" ;;
+  esac
+}
 command -v nvcc >/dev/null || export PATH=/usr/local/cuda/bin:$PATH
 
 find_bin() {
@@ -55,11 +81,12 @@ summary() { echo "$*" | tee -a "$out/summary.txt"; }
 # run_step NAME: runs this script's step NAME under a time limit; its output goes to OUTDIR/NAME.txt too.
 run_step() {
   local name=$1 file=$2
-  local t0=$SECONDS
+  local t0=$SECONDS limit
+  limit=$(step_timeout "$name")
   echo "==== $name"
-  timeout --kill-after=10 "$step_timeout" "$self" --step "$name" "$out" 2>&1 | tee "$out/$file.txt"
+  timeout --kill-after=10 "$limit" "$self" --step "$name" "$out" 2>&1 | tee "$out/$file.txt"
   last_status=${PIPESTATUS[0]}
-  [ "$last_status" -eq 124 ] && echo "(stopped after $step_timeout s)" | tee -a "$out/$file.txt"
+  [ "$last_status" -eq 124 ] && echo "(stopped after $limit s)" | tee -a "$out/$file.txt"
   last_seconds=$((SECONDS - t0))
 }
 
@@ -68,6 +95,62 @@ step_env() {
   "$KFORGE_PYTHON" -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda, torch.cuda.get_device_name())'
   nvcc --version | tail -2
   echo "kforge: $kforge"
+}
+
+step_selftest() {
+  local rc
+  # shellcheck disable=SC2086  # KFORGE_SELFTEST_ARGS is a list of arguments
+  "$kforge" selftest --backend cuda --json --python "$KFORGE_PYTHON" --cache-dir "$out/selftest-cache" \
+    ${KFORGE_SELFTEST_ARGS:-} >"$out/selftest.json" 2>"$out/selftest.log"
+  rc=$?
+  "$KFORGE_PYTHON" - "$out/selftest.json" "$rc" <<'PY'
+import json, sys
+path, rc = sys.argv[1:]
+try:
+    r = json.load(open(path))
+except Exception as e:
+    print(f"kforge selftest exit {rc}, report unreadable ({e})")
+    sys.exit()
+cases = r.get("cases", [])
+for c in cases:
+    print(f"{'ok  ' if c.get('ok') else 'FAIL'} {str(c.get('case')):40s} {str(c.get('got')):15s} "
+          f"{c.get('seconds', 0):6.1f} s  {c.get('note', '')}")
+ok = sum(1 for c in cases if c.get("ok") or c.get("xfail"))
+print(f"kforge selftest exit {rc}: {ok}/{len(cases)} cases as expected, canary "
+      f"{'intact' if r.get('canary_intact') else 'NOT intact: ' + str(r.get('canary_note'))}")
+PY
+  [ "$rc" -ne 0 ] && tail -n 5 "$out/selftest.log"
+  return $rc
+}
+
+step_eval() {
+  "$kforge" eval --backend cuda --problem tests/adversarial/problems/scale_add.py --python "$KFORGE_PYTHON" \
+    --candidate tests/adversarial/cuda/honest_scale_add_2d.cu --cache-dir "$out/eval-cache" --json \
+    >"$out/eval.json" 2>"$out/eval.err"
+  local rc=$?
+  "$KFORGE_PYTHON" - "$out/eval.json" "$rc" <<'PY'
+import json, sys
+path, rc = sys.argv[1:]
+try:
+    v = json.load(open(path))
+except Exception as e:
+    print(f"kforge eval exit {rc}, unreadable ({e})")
+    sys.exit(1)
+codes = [r.get("code") for r in v.get("reasons", [])]
+print(f"kforge eval exit {rc}, verdict {v.get('verdict')} (expected correct), reasons {codes}")
+sys.exit(0 if v.get("verdict") == "correct" else 1)
+PY
+  local judged=$?
+  [ "$rc" -eq 0 ] && return $judged
+  return $rc
+}
+
+# step_subject NAME[:STEP+STEP...]: the check of scripts/gpu/NAME.sh into OUTDIR/NAME, with those steps.
+step_subject() {
+  local name=${1%%:*} args=()
+  [ "$name" != "$1" ] && IFS=+ read -r -a args <<<"${1#*:}"
+  [ "$name" = kernelbench-allclose ] && args=("$(dirname "$KFORGE_KERNELBENCH_LEVEL1")" "${args[@]}")
+  KFORGE_BIN_DIR=$(dirname "$kforge") scripts/gpu/"$name".sh "$out/$name" "${args[@]}"
 }
 
 step_tests() {
@@ -143,8 +226,9 @@ PY
 run_body() {
   case "$1" in
     env) step_env ;;
-    selftest) "$kforge" selftest --backend cuda ;;
+    selftest) step_selftest ;;
     tests) step_tests ;;
+    eval) step_eval ;;
     medians) step_medians ;;
     latency)
       bench/eval_latency.sh --kforge "$kforge" --level1 "$KFORGE_KERNELBENCH_LEVEL1" --out "$out/latency.json" ;;
@@ -155,6 +239,8 @@ run_body() {
         --json-file "$out/audit-dlrm.json" --problems problems/dlrm ;;
     level1:*-*)
       KFORGE_BUILD_DIR=$(dirname "$kforge") scripts/gpu-audit.sh "$out" "$KFORGE_KERNELBENCH_LEVEL1" "$1" ;;
+    compare-builds | compare-builds:* | kernelbench-allclose | kernelbench-allclose:* | kernelbench-solutions \
+      | kernelbench-solutions:* | evaluators | reverify-report) step_subject "$1" ;;
     *) echo "unknown step '$1'" >&2; return 2 ;;
   esac
 }
@@ -164,14 +250,7 @@ if [ -n "$inner" ]; then
   exit $?
 fi
 for step in "${steps[@]}"; do
-  case "$step" in
-    env | selftest | tests | medians | latency | campaign | overhead | audit-dlrm | level1:*-*) ;;
-    *) echo "unknown step '$step' (env, selftest, tests, medians, latency, campaign, overhead, audit-dlrm, level1:A-B)" >&2
-       exit 2 ;;
-  esac
-done
-for step in "${steps[@]}"; do
-  run_step "$step" "${step/:/-}"
+  run_step "$step" "${step//[:+]/-}"
   summary "$(printf '%-22s exit %-3s %5s s' "$step" "$last_status" "$last_seconds")"
 done
 echo "==== summary"

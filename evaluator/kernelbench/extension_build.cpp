@@ -12,6 +12,7 @@
 #include "core/log.h"
 #include "core/time.h"
 #include "evaluator/compile.h"
+#include "evaluator/compile_cache_entry.h"
 #include "evaluator/kernelbench/extension_symbols.h"
 #include "evaluator/kernelbench/python_job.h"
 #include "sandbox/launcher.h"
@@ -47,15 +48,14 @@ bool succeeded(const sandbox::Outcome& o) {
 }
 
 // The extension's imports as the linker recorded them (evaluator/kernelbench/extension_symbols.h): empty when
-// accepted, else the record's "status" and "reasons", one reason per kind naming its symbols.
-nlohmann::json refuse_imports(const std::string& library, bool allow_vendor_libs, const std::string& what) {
+// accepted, else why not, one reason per kind naming its symbols.
+std::optional<CompileFailure> refuse_imports(const std::string& library, bool allow_vendor_libs,
+                                             const std::string& what) {
   auto symbols = undefined_dynamic_symbols(library);
-  if (!symbols.ok())
-    return {{"status", "compile_error"},
-            {"reasons", {{{"code", "compile_error.bad_library"}, {"detail", symbols.error().message}}}}};
+  if (!symbols.ok()) return CompileFailure{VerdictKind::compile_error, {{"compile_error.bad_library", symbols.error().message}}};
   const auto refused = refused_imports(*symbols, allow_vendor_libs);
-  if (refused.empty()) return nlohmann::json::object();
-  nlohmann::json reasons = nlohmann::json::array();
+  if (refused.empty()) return std::nullopt;
+  std::vector<Reason> reasons;
   for (const char* code : {"rejected.torch_fallback", "rejected.vendor_library"}) {
     std::string listed;
     int n = 0;
@@ -65,11 +65,10 @@ nlohmann::json refuse_imports(const std::string& library, bool allow_vendor_libs
       listed += (listed.empty() ? "" : "; ") + sym + " (" + r.why + ")";
     }
     if (!listed.empty())
-      reasons.push_back({{"code", code},
-                         {"detail", what + " imports what a solution's own kernel may not use, read from its "
-                                           "dynamic symbol table: " + listed}});
+      reasons.push_back({code, what + " imports what a solution's own kernel may not use, read from its dynamic "
+                                      "symbol table: " + listed});
   }
-  return {{"status", "rejected"}, {"reasons", reasons}};
+  return CompileFailure{VerdictKind::rejected, reasons};
 }
 
 void make_read_only(const fs::path& dir) {
@@ -210,36 +209,30 @@ ExtensionBuild ExtensionBuilder::build(const ExtensionCall& call) {
   const std::string key = sha256_hex(std::string(kGeneratorVersion) + '\0' + call.key + '\0' + toolchain_identity());
   const fs::path dir = fs::path(config_.cache_dir) / key.substr(0, 2) / key;
   const fs::path lib = dir / (call.name + ".so");
-  const fs::path result_file = dir / "result.json";
-  auto from_record = [&](const nlohmann::json& rec) {
-    b.output = rec.value("output", "");
-    b.used_pch = rec.value("used_pch", false);
-    if (rec.value("status", "") == "ok") {
+  auto from_entry = [&](const CompileCacheEntry& entry) {
+    b.output = entry.output;
+    b.used_pch = entry.used_pch;
+    if (entry.ok()) {
       b.library = lib.string();
       return;
     }
-    b.verdict = rec.value("status", "compile_error");
-    for (const auto& r : rec.value("reasons", nlohmann::json::array()))
-      if (r.is_object()) b.failure.push_back({r.value("code", "compile_error"), r.value("detail", "")});
-    if (b.failure.empty()) b.failure.push_back({"compile_error", "the extension did not build"});
+    b.verdict = entry.failure->verdict;
+    b.failure = entry.failure->reasons;
   };
-  if (auto text = read_file(result_file.string()); text.ok()) {
-    auto rec = nlohmann::json::parse(*text, nullptr, false);
-    if (rec.is_object() && (rec.value("status", "") != "ok" || fs::exists(lib))) {
-      from_record(rec);
-      b.cache_hit = true;
-      b.seconds = now_s() - t0;
-      return b;
-    }
+  if (auto entry = CompileCacheEntry::read(dir); entry && (!entry->ok() || fs::exists(lib))) {
+    from_entry(*entry);
+    b.cache_hit = true;
+    b.seconds = now_s() - t0;
+    return b;
   }
   auto harness = [&](const std::string& code, const std::string& detail) {
-    b.verdict = "harness_error";
+    b.verdict = VerdictKind::harness_error;
     b.failure = {{code, detail}};
     b.seconds = now_s() - t0;
     return b;
   };
   if (call.with_cuda && config_.backend != Backend::cuda) {
-    b.verdict = "compile_error";
+    b.verdict = VerdictKind::compile_error;
     b.failure = {{"compile_error.unsupported",
                   "load_inline('" + call.name + "') is built with CUDA (with_cuda), which needs the cuda backend"}};
     return b;
@@ -300,30 +293,29 @@ ExtensionBuild ExtensionBuilder::build(const ExtensionCall& call) {
   if (cuda_job) cuda_out = cuda_job->wait();
   b.output = output_of(main_out, "main.cpp (g++)") + (cuda_out ? output_of(*cuda_out, "cuda.cu (nvcc)") : "");
 
-  nlohmann::json rec{{"used_pch", b.used_pch}};
+  CompileCacheEntry entry;
+  entry.used_pch = b.used_pch;
   auto compile_failure = [&](const sandbox::Outcome& o, const std::string& file) {
     if (o.status == sandbox::Outcome::Status::launch_failed)
-      return nlohmann::json{{"status", "harness_error"},
-                            {"reasons", {{{"code", "harness.compile_launch"},
-                                          {"detail", "cannot start the compiler for " + file + ": " + o.launch_error}}}}};
+      return CompileFailure{VerdictKind::harness_error,
+                            {{"harness.compile_launch", "cannot start the compiler for " + file + ": " + o.launch_error}}};
     if (o.status == sandbox::Outcome::Status::timeout)
-      return nlohmann::json{{"status", "compile_error"},
-                            {"reasons", {{{"code", "compile_error.timeout"},
-                                          {"detail", "compiling " + file + " of load_inline('" + call.name +
-                                                         "') ran past its time limit (" +
-                                                         std::to_string(static_cast<int>(config_.timeout_s)) + " s)"}}}}};
+      return CompileFailure{VerdictKind::compile_error,
+                            {{"compile_error.timeout", "compiling " + file + " of load_inline('" + call.name +
+                                                           "') ran past its time limit (" +
+                                                           std::to_string(static_cast<int>(config_.timeout_s)) + " s)"}}};
     const std::string text = o.stdout_text + o.stderr_text;
     // The linker names what it misses on lines without the word "error": its last lines say it all.
     std::string detail = "load_inline('" + call.name + "'), " + file + ":\n" +
                          (file == "the link" ? text.substr(text.size() > 1500 ? text.size() - 1500 : 0)
                                              : first_error_lines(text));
     if (o.memory_limit_hit) detail = "the compiler ran out of its memory limit\n" + detail;
-    return nlohmann::json{{"status", "compile_error"}, {"reasons", {{{"code", "compile_error"}, {"detail", detail}}}}};
+    return CompileFailure{VerdictKind::compile_error, {{"compile_error", detail}}};
   };
   if (!succeeded(main_out)) {
-    rec.update(compile_failure(main_out, "main.cpp"));
+    entry.failure = compile_failure(main_out, "main.cpp");
   } else if (cuda_out && !succeeded(*cuda_out)) {
-    rec.update(compile_failure(*cuda_out, "cuda.cu"));
+    entry.failure = compile_failure(*cuda_out, "cuda.cu");
   } else {
     std::vector<std::string> argv = {"g++", "-shared", "main.o"};
     if (has_cuda) argv.push_back("cuda.o");
@@ -335,17 +327,14 @@ ExtensionBuild ExtensionBuilder::build(const ExtensionCall& call) {
     const fs::path built = fs::path(scratch->path()) / (call.name + ".so");
     std::error_code size_ec;
     if (!succeeded(*link) || !fs::is_regular_file(fs::symlink_status(built, size_ec))) {
-      rec.update(compile_failure(*link, "the link"));
+      entry.failure = compile_failure(*link, "the link");
     } else if (auto refusal = refuse_library(built.string(), config_.allow_vendor_libs,
-                                             "the extension load_inline('" + call.name + "')");
-               !refusal.empty()) {
-      rec.update(refusal);
+                                             "the extension load_inline('" + call.name + "')")) {
+      entry.failure = std::move(refusal);
     } else if (auto refused = refuse_imports(built.string(), config_.allow_vendor_libs,
-                                             "the extension load_inline('" + call.name + "')");
-               !refused.empty()) {
-      rec.update(refused);
+                                             "the extension load_inline('" + call.name + "')")) {
+      entry.failure = std::move(refused);
     } else {
-      rec["status"] = "ok";
       std::error_code ec;
       fs::create_directories(dir, ec);
       const fs::path tmp = dir / (call.name + ".so" + unique_temp_suffix());
@@ -356,13 +345,9 @@ ExtensionBuild ExtensionBuilder::build(const ExtensionCall& call) {
                                             " (set --cache-dir to a writable folder)");
     }
   }
-  rec["output"] = b.output;
-  if (rec.value("status", "") != "harness_error") {
-    std::error_code ec;
-    fs::create_directories(dir, ec);
-    (void)write_file_atomic(result_file.string(), rec.dump());
-  }
-  from_record(rec);
+  entry.output = b.output;
+  if (entry.ok() || entry.failure->verdict != VerdictKind::harness_error) (void)entry.write(dir);
+  from_entry(entry);
   b.seconds = now_s() - t0;
   return b;
 }

@@ -27,7 +27,7 @@ struct BuildConfig {
 struct ExtensionBuild {
   std::string library;              // set on success
   std::vector<Reason> failure;      // compile_error / rejected reasons; empty on success
-  std::string verdict;              // the failure's verdict (compile_error, rejected, harness_error)
+  VerdictKind verdict = VerdictKind::compile_error;  // the failure's (compile_error, rejected, harness_error)
   std::string output;               // compiler output
   bool cache_hit = false;
   bool used_pch = false;

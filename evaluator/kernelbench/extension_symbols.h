@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "evaluator/verdict.h"
+#include "verdict/verdict.h"
 
 namespace kf::eval::kernelbench {
 

@@ -11,10 +11,19 @@ command per line on --cmd-fd:
   {"op":"round", "order":[s0, s1, ...], "shapes":[...]}   model(*args) once per listed slot, each result
                                                           copied into the slot's output buffers, then one
                                                           device synchronisation; answered when complete
+    (with "record": N, a one-slot round also writes its extension calls to <job>/record/, at most N bytes of
+     tensors: the trusted replay's material, see Recorder)
   {"op":"exit"}
 and answers each with one JSON line on --report-fd (never stdout: the solution may print there). Once the
 solution is imported everything in this process is the solution's: nothing reported here decides a verdict
 or a time except as evidence against it (a round in which no custom kernel ran). docs/candidates.md.
+
+Why one file of ~630 lines: once the solution is imported it shares this process, so the runner keeps its own
+code out of reach as one module: its functions bind what they use as default arguments when this file is
+read, `__main__` is replaced by an empty module before the solution loads, and the only other module
+(extension_call, shared with the build recorder) is dropped from sys.modules. Every further module would be
+one more entry to hide and one more set of globals the solution could rebind, and one more file copied into
+each job folder (runner_launch.cpp), a folder the solution's process can write.
 """
 import ctypes
 import importlib.machinery
@@ -215,11 +224,95 @@ class Counter:
     calls = 0
 
 
-def counted(fn):
+class Recorder:
+    """The calls into kforge-built extension functions of one round, for the trusted replay (docs/candidates.md,
+    "Attribution"): each call's extension key, function, arguments (tensors copied before the call), the tensor
+    arguments after it and what it returned, written to <job>/record/ after the round. Evidence only: the trusted
+    side re-runs the calls without this process and believes nothing of the record it cannot reproduce."""
+    active = False
+    max_bytes = 0
+    calls = []
+    tensors = []
+    nbytes = 0
+    unsupported = ""
+
+    @classmethod
+    def start(cls, max_bytes):
+        cls.active, cls.max_bytes, cls.calls, cls.tensors, cls.nbytes, cls.unsupported = True, max_bytes, [], [], 0, ""
+
+    @classmethod
+    def tensor(cls, t):
+        if cls.unsupported:
+            return None
+        if _type(t) is not _Tensor or t.layout != _strided:
+            cls.unsupported = "an argument or result is not a plain strided tensor"
+            return None
+        n = t.numel() * t.element_size()
+        if cls.nbytes + n > cls.max_bytes or len(cls.tensors) >= 4096:
+            cls.unsupported = f"the recorded tensors exceed {cls.max_bytes} bytes"
+            return None
+        cls.nbytes += n
+        with _no_torch_function():
+            cls.tensors.append(t.detach().to("cpu", copy=True).contiguous())
+        return len(cls.tensors) - 1
+
+    @classmethod
+    def value(cls, v):
+        kind = _type(v)
+        if kind is bool:
+            return {"bool": v}
+        if kind is int:
+            return {"int": v}
+        if kind is float:
+            return {"float": v if v == v and abs(v) != float("inf") else str(v)}
+        if v is None:
+            return {"none": True}
+        if kind in (list, tuple) and len(v) <= 64 and all(_type(x) in (int, float, bool) for x in v):
+            return {"list": [cls.value(x) for x in v]}
+        if isinstance(v, _Tensor):
+            return {"tensor": cls.tensor(v)}
+        cls.unsupported = f"an argument or result of type {kind.__name__[:60]}"
+        return {"none": True}
+
+    @classmethod
+    def call(cls, key, name, fn, args, kwargs):
+        if kwargs:
+            cls.unsupported = "an extension function was called with keyword arguments"
+        if cls.unsupported or len(cls.calls) >= 256:
+            cls.unsupported = cls.unsupported or "more than 256 extension calls in one forward"
+            return fn(*args, **kwargs)
+        before = [cls.value(a) for a in args]
+        result = fn(*args, **kwargs)
+        after = [cls.tensor(a) if isinstance(a, _Tensor) else None for a in args]
+        outs = list(result) if _type(result) in (list, tuple) else [result]
+        cls.calls.append({"ext": key, "fn": name, "args": before, "after": after,
+                          "returns": [cls.value(o) for o in outs]})
+        return result
+
+    @classmethod
+    def write(cls, folder):
+        cls.active = False
+        os.makedirs(folder, exist_ok=True)
+        specs = []
+        for i, t in enumerate(cls.tensors):
+            specs.append({"dtype": str(t.dtype).replace("torch.", ""), "shape": list(t.shape)})
+            with open(os.path.join(folder, f"t{i}.bin"), "wb") as fh:
+                if t.numel():
+                    fh.write(t.reshape(-1).view(torch.uint8).numpy().tobytes())
+        with open(os.path.join(folder, "calls.json"), "w") as fh:
+            json.dump({"calls": cls.calls, "tensors": specs, "unsupported": cls.unsupported}, fh)
+        cls.calls, cls.tensors = [], []
+
+
+def counted(fn, key=None):
+    name = getattr(fn, "__name__", "kernel")
+
     def call(*args, **kwargs):
         Counter.calls += 1
+        if Recorder.active and key is not None:
+            return Recorder.call(key, name, fn, args, kwargs)
         return fn(*args, **kwargs)
-    call.__name__ = getattr(fn, "__name__", "kernel")
+    call.__name__ = name
     call.__doc__ = getattr(fn, "__doc__", None)
     return call
 
@@ -247,7 +340,7 @@ def prebuilt_loader(extensions):
             proxy = types.ModuleType(ext["name"])
             for attr in dir(module):
                 value = getattr(module, attr)
-                setattr(proxy, attr, counted(value) if callable(value) and not attr.startswith("__") else value)
+                setattr(proxy, attr, counted(value, k) if callable(value) and not attr.startswith("__") else value)
             loaded[k] = proxy
         return loaded[k]
 
@@ -464,6 +557,9 @@ def main():
                 any(not isinstance(s, int) or isinstance(s, bool) or s not in slots for s in order):
             fail("protocol.command", "bad order in command")
         before = Counter.calls
+        record = cmd.get("record")
+        if isinstance(record, int) and not isinstance(record, bool) and record > 0 and len(order) == 1:
+            Recorder.start(record)
 
         def calls():
             with _no_grad():
@@ -478,6 +574,11 @@ def main():
             code = "runtime_error.cuda" if "CUDA error" in str(e) else "runtime_error.exception"
             fail(code, text + "\n" + traceback.format_exc()[-1500:])
         answer["custom_kernel_calls"] = Counter.calls - before
+        if Recorder.active:
+            try:
+                Recorder.write(os.path.join(_job_dir, "record"))
+            except Exception as e:  # noqa: BLE001 - no record: the trusted side says why
+                answer["record_error"] = f"{type(e).__name__}: {e}"[:300]
         report(answer)
     os._exit(0)
 

@@ -7,6 +7,8 @@
 #include "core/files.h"
 #include "core/hash.h"
 #include "core/time.h"
+#include "evaluator/compile_cache_entry.h"
+#include "evaluator/judge.h"
 #include "evaluator/kernelbench/python_job.h"
 #include "evaluator/kernelbench/static_check.h"
 
@@ -21,19 +23,11 @@ constexpr size_t kMaxRecordBytes = 16u << 20;
 constexpr size_t kMaxExtensionCalls = 32;  // as build_record.py records at most
 constexpr double kProbeTimeoutS = 120;
 
-std::string verdict_of(const std::string& code) {
-  const auto dot = code.find('.');
-  const std::string head = code.substr(0, dot);
-  if (head == "rejected" || head == "compile_error" || head == "incorrect") return head;
-  if (head == "usage" || head == "harness") return "harness_error";
-  return "compile_error";
-}
-
-Verdict failure(const std::string& source, const std::string& verdict, std::vector<Reason> reasons,
+Verdict failure(const std::string& source, VerdictKind kind, std::vector<Reason> reasons,
                 const std::string& output, const nlohmann::json& findings) {
   Verdict v;
   v.candidate_kind = "kernelbench";
-  v.verdict = verdict;
+  v.kind = kind;
   v.reasons = std::move(reasons);
   v.compiler_output = output;
   v.checks = {{"candidate", source}};
@@ -81,7 +75,7 @@ Compiled SolutionCompiler::compile(const std::string& source_path) {
   c.kind = CandidateKind::kernelbench;
   c.source_path = source_path;
   const double t0 = now_s();
-  auto fail = [&](const std::string& verdict, std::vector<Reason> reasons, const nlohmann::json& findings = {}) {
+  auto fail = [&](VerdictKind verdict, std::vector<Reason> reasons, const nlohmann::json& findings = {}) {
     c.failure = failure(source_path, verdict, std::move(reasons), c.compiler_output, findings);
     c.compile_s = now_s() - t0;
     c.failure->compile_s = c.compile_s;
@@ -89,53 +83,46 @@ Compiled SolutionCompiler::compile(const std::string& source_path) {
   };
   auto source = read_file(source_path);
   if (!source.ok())
-    return fail("harness_error", {{"usage.candidate_unreadable",
+    return fail(VerdictKind::harness_error, {{"usage.candidate_unreadable",
                                    "cannot read candidate " + source_path + ": " + source.error().message}});
   if (source->size() > kMaxSolutionBytes)
-    return fail("compile_error", {{"compile_error.unsupported", "the solution is over 1 MiB"}});
+    return fail(VerdictKind::compile_error, {{"compile_error.unsupported", "the solution is over 1 MiB"}});
   auto env = python_env();
-  if (!env.ok()) return fail("harness_error", {{env.error().code, env.error().message}});
+  if (!env.ok()) return fail(VerdictKind::harness_error, {{env.error().code, env.error().message}});
   auto b = builder();
-  if (!b.ok()) return fail("harness_error", {{b.error().code, b.error().message}});
+  if (!b.ok()) return fail(VerdictKind::harness_error, {{b.error().code, b.error().message}});
   ExtensionBuilder& builder = **b;
 
   std::string material = "kforge-solution-v1\n" + *source + '\0' + builder.toolchain_identity();
   for (const char* script : {"static_check.py", "build_record.py", "extension_call.py"}) {
     auto text = kernelbench_script(script);
-    if (!text.ok()) return fail("harness_error", {{text.error().code, text.error().message}});
+    if (!text.ok()) return fail(VerdictKind::harness_error, {{text.error().code, text.error().message}});
     material += '\0' + *text;
   }
   const std::string key = sha256_hex(material);
   const fs::path dir = fs::path(config_.cache_dir) / key.substr(0, 2) / key;
   const fs::path copy = dir / "solution.py";
-  const fs::path result_file = dir / "result.json";
-
-  auto from_record = [&](const nlohmann::json& rec) -> bool {
-    c.compiler_output = rec.value("output", "");
-    c.static_findings = rec.value("static", nlohmann::json());
-    if (rec.value("status", "") != "ok") {
-      std::vector<Reason> reasons;
-      for (const auto& r : rec.value("reasons", nlohmann::json::array()))
-        if (r.is_object()) reasons.push_back({r.value("code", ""), r.value("detail", "")});
-      fail(rec.value("status", "compile_error"), reasons, c.static_findings);
+  // false when the entry names a file that is gone: the solution is built again.
+  auto from_entry = [&](const CompileCacheEntry& entry) -> bool {
+    c.compiler_output = entry.output;
+    c.static_findings = entry.static_findings;
+    if (!entry.ok()) {
+      fail(entry.failure->verdict, entry.failure->reasons, c.static_findings);
       return true;
     }
     c.extensions.clear();
-    for (const auto& e : rec.value("extensions", nlohmann::json::array())) {
-      if (!e.is_object()) return false;
-      BuiltExtension x{e.value("name", ""), e.value("key", ""), e.value("library", "")};
-      if (!fs::exists(x.library)) return false;
-      c.extensions.push_back(x);
+    for (const auto& e : entry.extensions) {
+      if (!fs::exists(e.library)) return false;
+      c.extensions.push_back({e.name, e.key, e.library});
     }
     if (!fs::exists(copy)) return false;
     c.library_path = copy.string();
-    c.build_log = rec.value("extensions", nlohmann::json::array());
+    c.build_log = to_json(entry.extensions);
     c.compile_s = now_s() - t0;
     return true;
   };
-  if (auto text = read_file(result_file.string()); text.ok()) {
-    auto rec = nlohmann::json::parse(*text, nullptr, false);
-    if (rec.is_object() && from_record(rec)) {
+  if (auto entry = CompileCacheEntry::read(dir)) {
+    if (from_entry(*entry)) {
       c.cache_hit = true;
       return c;
     }
@@ -143,41 +130,42 @@ Compiled SolutionCompiler::compile(const std::string& source_path) {
     c.kind = CandidateKind::kernelbench;
     c.source_path = source_path;
   }
-  auto store = [&](const nlohmann::json& rec) {
+  auto store = [&](const CompileCacheEntry& entry) {
     std::error_code ec;
     fs::create_directories(dir, ec);
     // The copy is the text that was checked and built: the runner gets it, not the file at source_path
     // (which may change meanwhile).
-    if (rec.value("status", "") == "ok" && !write_file_atomic(copy.string(), *source).ok()) return false;
-    return write_file_atomic(result_file.string(), rec.dump()).ok();
+    if (entry.ok() && !write_file_atomic(copy.string(), *source).ok()) return false;
+    return entry.write(dir);
   };
   // Failures of the text (static check) and of the build are cached; what importing the solution did is not
   // (it may depend on the machine: memory, time, an installed package).
-  auto finish_failure = [&](const std::string& verdict, const std::vector<Reason>& reasons,
+  auto finish_failure = [&](VerdictKind verdict, const std::vector<Reason>& reasons,
                             const nlohmann::json& findings, bool cache = true) {
-    nlohmann::json rec{{"status", verdict}, {"output", c.compiler_output}, {"static", findings},
-                       {"reasons", nlohmann::json::array()}};
-    for (const auto& r : reasons) rec["reasons"].push_back({{"code", r.code}, {"detail", r.detail}});
-    if (cache && verdict != "harness_error") store(rec);
+    CompileCacheEntry entry;
+    entry.failure = CompileFailure{verdict, reasons};
+    entry.output = c.compiler_output;
+    entry.static_findings = findings;
+    if (cache && verdict != VerdictKind::harness_error) store(entry);
     return fail(verdict, reasons, findings);
   };
 
   // 1. The static check: the solution's text only.
   auto findings = run_static_check(*env, "solution", *source);
-  if (!findings.ok()) return fail("harness_error", {{findings.error().code, findings.error().message}});
+  if (!findings.ok()) return fail(VerdictKind::harness_error, {{findings.error().code, findings.error().message}});
   if (auto reasons = judge_static(*findings, config_.backend, *env); !reasons.empty())
-    return finish_failure(verdict_of(reasons.front().code), reasons, *findings);
+    return finish_failure(verdict_for_compile_reason(reasons.front().code), reasons, *findings);
 
   // 2. The load_inline calls, as the solution makes them when imported (sandboxed: its code runs here).
   std::vector<ExtensionCall> calls;
   const auto& seen = (*findings)["load_inline"];
   if (seen.is_array() && !seen.empty()) {
     auto scratch = ScratchDir::create("kforge-record");
-    if (!scratch.ok()) return fail("harness_error", {{scratch.error().code, scratch.error().message}});
+    if (!scratch.ok()) return fail(VerdictKind::harness_error, {{scratch.error().code, scratch.error().message}});
     auto recorder = kernelbench_script("build_record.py");
     auto shared = kernelbench_script("extension_call.py");
     if (!recorder.ok() || !shared.ok())
-      return fail("harness_error", {{"harness.script_missing", "kforge's build recorder scripts are missing"}});
+      return fail(VerdictKind::harness_error, {{"harness.script_missing", "kforge's build recorder scripts are missing"}});
     PythonJob job;
     job.args = {"-I", "-B", "build_record.py", "--solution", "solution.py", "--out", "calls.json"};
     if ((*findings).value("load_inline_in_function", false)) job.args.push_back("--instantiate");
@@ -186,9 +174,9 @@ Compiled SolutionCompiler::compile(const std::string& source_path) {
     job.output_bytes = 16 << 10;
     job.profile = sandbox::Profile::runner;  // torch reads /dev/urandom when imported
     auto ran = run_python_job(*env, scratch->path(), job);
-    if (!ran.ok()) return fail("harness_error", {{"harness.compile_launch", ran.error().message}});
+    if (!ran.ok()) return fail(VerdictKind::harness_error, {{"harness.compile_launch", ran.error().message}});
     if (ran->status == sandbox::Outcome::Status::launch_failed)
-      return fail("harness_error", {{"harness.compile_launch", "cannot start " + env->executable + ": " +
+      return fail(VerdictKind::harness_error, {{"harness.compile_launch", "cannot start " + env->executable + ": " +
                                                                    ran->launch_error}});
     // The solution could have left a link there to a file of the host's: only a plain file of bounded size
     // is read.
@@ -206,14 +194,14 @@ Compiled SolutionCompiler::compile(const std::string& source_path) {
       std::string why = ran->status == sandbox::Outcome::Status::timeout ? "ran past its time limit"
                         : ran->memory_limit_hit                          ? "ran out of memory"
                                                    : "ended (exit " + std::to_string(ran->exit_code) + ")";
-      return finish_failure("compile_error",
+      return finish_failure(VerdictKind::compile_error,
                             {{"compile_error", "importing the solution to record its load_inline calls " + why +
                                                    " without a record: " + tail}},
                             *findings, false);
     }
     if (record["missing_package"].is_string() && !record["missing_package"].get<std::string>().empty()) {
       const std::string pkg = record["missing_package"].get<std::string>().substr(0, 200);
-      return finish_failure("compile_error",
+      return finish_failure(VerdictKind::compile_error,
                             {{"compile_error.missing_package",
                               "the solution imports '" + pkg + "', which the runner's python (" + env->executable +
                                   ") does not have: install it there, or run the solution where it is installed"}},
@@ -223,13 +211,13 @@ Compiled SolutionCompiler::compile(const std::string& source_path) {
       c.compiler_output += "== importing the solution (to record its load_inline calls) stopped at:\n" +
                            record["import_error"].get<std::string>().substr(0, 4000) + "\n";
       if (record["calls"].empty())
-        return finish_failure("compile_error",
+        return finish_failure(VerdictKind::compile_error,
                               {{"compile_error", "importing the solution failed before its load_inline calls: " +
                                                      record["import_error"].get<std::string>().substr(0, 1500)}},
                               *findings, false);
     }
     if (record["calls"].size() > kMaxExtensionCalls)
-      return finish_failure("compile_error",
+      return finish_failure(VerdictKind::compile_error,
                             {{"compile_error.unsupported",
                               "the solution makes more than " + std::to_string(kMaxExtensionCalls) +
                                   " load_inline calls when imported"}},
@@ -237,26 +225,26 @@ Compiled SolutionCompiler::compile(const std::string& source_path) {
     std::set<std::string> keys;
     for (const auto& r : record["calls"]) {
       auto call = parse_extension_call(r);
-      if (!call.ok()) return finish_failure("compile_error", {{call.error().code, call.error().message}}, *findings);
+      if (!call.ok()) return finish_failure(VerdictKind::compile_error, {{call.error().code, call.error().message}}, *findings);
       if (keys.insert(call->key).second) calls.push_back(std::move(*call));
     }
   }
 
   // 3. kforge's own build of every extension.
-  nlohmann::json extensions = nlohmann::json::array();
+  CompileCacheEntry entry;
   for (const auto& call : calls) {
     ExtensionBuild built = builder.build(call);
     c.compiler_output += built.output;
     if (!built.ok()) return finish_failure(built.verdict, built.failure, *findings);
-    extensions.push_back({{"name", call.name}, {"key", call.key}, {"library", built.library},
-                          {"cache_hit", built.cache_hit}, {"used_pch", built.used_pch}, {"seconds", built.seconds}});
+    entry.extensions.push_back(
+        {call.name, call.key, built.library, built.cache_hit, built.used_pch, built.seconds});
   }
-  nlohmann::json rec{{"status", "ok"}, {"output", c.compiler_output}, {"static", *findings},
-                     {"extensions", extensions}};
-  if (!store(rec))
-    return fail("harness_error", {{"harness.cache", "cannot write to the compile cache " + dir.string() +
+  entry.output = c.compiler_output;
+  entry.static_findings = *findings;
+  if (!store(entry))
+    return fail(VerdictKind::harness_error, {{"harness.cache", "cannot write to the compile cache " + dir.string() +
                                                         " (set --cache-dir to a writable folder)"}});
-  from_record(rec);
+  from_entry(entry);
   return c;
 }
 

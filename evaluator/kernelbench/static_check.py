@@ -14,6 +14,13 @@ What the text hides (names built at run time, exec, decoders, numpy, torch's rou
 refused as `hidden_calls`, so what remains is what runs. `attribution` says whether forward reaches nothing
 but the solution's kernels and glue: the trusted basis of a verdict's `attribution: trusted`; the extensions'
 own imports are read from the built libraries (extension_symbols.cpp), not from this text.
+
+Why one file of ~1100 lines: it is a sandboxed program, not a package. Each check is a job folder holding
+exactly this script and the hostile input.py (static_check.cpp), run as `python3 -I -S -B`, so it sees no
+path of kforge's and no site packages; a module of its own would have to be copied into every job and put on
+sys.path from the very folder that holds the hostile file, and its text is part of the compile cache key
+(solution_compiler.cpp). Its parts are read together: the tables (operators, tampering, hidden calls, each
+with its reason) feed the walkers (File, Body, Kernels) and the checks below them, in that order.
 """
 import ast
 import json

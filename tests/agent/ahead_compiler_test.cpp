@@ -1,4 +1,4 @@
-#include "agent/ahead_compiler.h"
+#include "agent/campaign/ahead_compiler.h"
 
 #include <gtest/gtest.h>
 

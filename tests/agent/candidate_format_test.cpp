@@ -1,9 +1,9 @@
 // What candidate_format means per backend, and the shipped templates of every (format, backend).
 #include <gtest/gtest.h>
 
-#include "agent/feedback.h"
-#include "agent/candidate_format.h"
-#include "agent/prompt_templates.h"
+#include "agent/prompt/feedback.h"
+#include "agent/prompt/candidate_format.h"
+#include "agent/prompt/prompt_templates.h"
 
 namespace kf::agent {
 namespace {
@@ -86,7 +86,7 @@ TEST(CandidateFormat, ShippedTemplatesOfEveryFormatRender) {
              {"runtime_error", {{"error", "e"}}},
              {"timeout", {{"error", "e"}}},
              {"rejected", {{"reason", "r"}}},
-             {"correct", correct_feedback_vars({{"verdict", "correct"}, {"time_ms", 1.0}, {"speedup", 2.0}})},
+             {"correct", correct_feedback_vars(eval::Verdict::from_json({{"verdict", "correct"}, {"time_ms", 1.0}, {"speedup", 2.0}}))},
              {"no_code", {{"reason", "r"}, {"code_label", spec->code_label}}}}) {
       auto r = t->render(name, v);
       ASSERT_TRUE(r.ok()) << what << ": " << name << ": " << r.error().message;

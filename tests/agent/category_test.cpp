@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "agent/category.h"
+#include "agent/campaign/category.h"
 
 namespace kf::agent {
 namespace {

@@ -1,17 +1,18 @@
-// What kforge's verdict says about an imported claim (agent/claim_check.h), and the one "supported" rule
-// it shares with the reverify of campaign kernels (agent/reverify_rule.h).
+// What kforge's verdict says about an imported claim (agent/claims/claim_check.h), and the one "supported" rule
+// it shares with the reverify of campaign kernels (agent/claims/reverify_rule.h).
 #include <array>
 
 #include <gtest/gtest.h>
 
-#include "agent/claim_check.h"
-#include "agent/reverify_rule.h"
+#include "agent/claims/claim_check.h"
+#include "agent/claims/reverify_rule.h"
 
 namespace kf::agent {
 namespace {
 
 // A correct verdict with speedup baseline/candidate median and the interval [b10 / c90, b90 / c10].
-nlohmann::json correct_verdict(double speedup, std::optional<std::array<double, 4>> spread) {
+// Verdicts as a corpus records them, read back through the verdict's owner.
+eval::Verdict correct_verdict(double speedup, std::optional<std::array<double, 4>> spread) {
   nlohmann::json v = {
       {"verdict", "correct"}, {"correct", true}, {"speedup", speedup}, {"reasons", nlohmann::json::array()}};
   if (spread) {
@@ -19,13 +20,13 @@ nlohmann::json correct_verdict(double speedup, std::optional<std::array<double, 
     v["checks"]["timing"] = {{"candidate", {{"p10_ms", s[0]}, {"p90_ms", s[1]}}},
                              {"baseline", {{"p10_ms", s[2]}, {"p90_ms", s[3]}}}};
   }
-  return v;
+  return eval::Verdict::from_json(v);
 }
 
-nlohmann::json failed_verdict(const std::string& verdict, const std::string& code) {
-  return {{"verdict", verdict},
+eval::Verdict failed_verdict(const std::string& verdict, const std::string& code) {
+  return eval::Verdict::from_json({{"verdict", verdict},
           {"correct", false},
-          {"reasons", nlohmann::json::array({{{"code", code}, {"detail", "what " + code + " found"}}})}};
+          {"reasons", nlohmann::json::array({{{"code", code}, {"detail", "what " + code + " found"}}})}});
 }
 
 corpus::Claim claim(std::optional<double> speedup, bool correct = true) {
@@ -114,9 +115,9 @@ TEST(CheckClaim, FailuresAndHackClasses) {
   }
   // The deciding reason is the first of the verdict's class, whatever precedes it.
   auto v = failed_verdict("rejected", "incorrect.rel_l2");
-  v["reasons"].push_back({{"code", "rejected.trivial_output"}, {"detail", "zeros"}});
+  v.reasons.push_back({"rejected.trivial_output", "zeros"});
   EXPECT_EQ(check_claim(claim(2.0), v).hack_class, "trivial_output");
-  EXPECT_EQ(check_claim(claim(2.0), nlohmann::json("garbage")).status, "harness_error");
+  EXPECT_EQ(check_claim(claim(2.0), eval::Verdict::from_json(nlohmann::json("garbage"))).status, "harness_error");
 }
 
 TEST(CheckClaim, ComparedOverTheSameBaselineKind) {

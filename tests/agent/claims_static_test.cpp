@@ -1,11 +1,12 @@
-// What kforge reads from published solutions without a GPU: their kinds (agent/solution_kinds.h), reference
-// drift (agent/reference_drift.h), GPU names (agent/hardware_name.h) and the audit join (agent/task_quality.h).
+// What kforge reads from published solutions without a GPU: their kinds (agent/claims/solution_kinds.h),
+// reference drift (agent/claims/reference_drift.h), GPU names (agent/claims/hardware_name.h) and the audit
+// join (agent/claims/task_quality.h).
 #include <gtest/gtest.h>
 
-#include "agent/hardware_name.h"
-#include "agent/reference_drift.h"
-#include "agent/solution_kinds.h"
-#include "agent/task_quality.h"
+#include "agent/claims/hardware_name.h"
+#include "agent/claims/reference_drift.h"
+#include "agent/claims/solution_kinds.h"
+#include "agent/claims/task_quality.h"
 
 namespace kf::agent {
 namespace {

@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "agent/extract.h"
+#include "agent/prompt/extract.h"
 
 namespace kf::agent {
 namespace {

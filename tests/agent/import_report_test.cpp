@@ -1,4 +1,4 @@
-// The report and status of a folder of `kforge import` (agent/import_report.h, agent/status.h): the toy
+// The report and status of a folder of `kforge import` (agent/report/import_report.h, agent/campaign/status.h): the toy
 // run of fixtures/kernelbench_run imported, with a hand-written reverify.json standing for
 // `kforge reverify` (import_integration_test runs the real one).
 #include <filesystem>
@@ -7,11 +7,11 @@
 
 #include <gtest/gtest.h>
 
-#include "agent/import_report.h"
-#include "agent/kernelbench_import.h"
-#include "agent/report.h"
-#include "agent/report_html.h"
-#include "agent/status.h"
+#include "agent/report/import_report.h"
+#include "agent/claims/kernelbench_import.h"
+#include "agent/report/report.h"
+#include "agent/report/report_html.h"
+#include "agent/campaign/status.h"
 #include "corpus/reader.h"
 #include "tests/support/command.h"
 

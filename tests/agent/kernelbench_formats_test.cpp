@@ -1,11 +1,11 @@
-// KernelBench's published formats read liberally (agent/kernelbench_formats.h): both shapes of
+// KernelBench's published formats read liberally (agent/claims/kernelbench_formats.h): both shapes of
 // eval_results.json, baseline files, and every oddity as a warning with the value absent, never a made-up
 // number.
 #include <cmath>
 
 #include <gtest/gtest.h>
 
-#include "agent/kernelbench_formats.h"
+#include "agent/claims/kernelbench_formats.h"
 
 namespace kf::agent::kernelbench {
 namespace {

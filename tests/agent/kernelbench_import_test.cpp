@@ -1,11 +1,11 @@
-// `kforge import` into a corpus (agent/kernelbench_import.h) against fixtures/kernelbench_run (its
+// `kforge import` into a corpus (agent/claims/kernelbench_import.h) against fixtures/kernelbench_run (its
 // README.md lists what each file is and the figures expected below). No evaluator involved.
 #include <filesystem>
 #include <fstream>
 
 #include <gtest/gtest.h>
 
-#include "agent/kernelbench_import.h"
+#include "agent/claims/kernelbench_import.h"
 #include "core/files.h"
 #include "core/hash.h"
 #include "corpus/reader.h"

@@ -5,9 +5,9 @@
 
 #include <gtest/gtest.h>
 
-#include "agent/conversation.h"
-#include "agent/feedback.h"
-#include "agent/loop.h"
+#include "agent/prompt/conversation.h"
+#include "agent/prompt/feedback.h"
+#include "agent/campaign/loop.h"
 #include "corpus/reader.h"
 
 namespace kf::agent {
@@ -64,7 +64,7 @@ class FakeJudge : public KernelJudge {
   explicit FakeJudge(std::vector<nlohmann::json> verdicts) : verdicts_(std::move(verdicts)) {}
   Judgment judge(const ProblemInfo&, const std::string& source_path) override {
     sources.push_back(source_path);
-    return {verdicts_.at(next_++), corpus::EvaluatorRef{1, std::nullopt, "", ""}};
+    return {eval::Verdict::from_json(verdicts_.at(next_++)), corpus::EvaluatorRef{1, std::nullopt, "", ""}};
   }
   std::vector<std::string> sources;
 
@@ -109,7 +109,7 @@ class LoopTest : public ::testing::Test {
     fs::remove_all(dir);
     auto t = PromptTemplates::load(nlohmann::json::object(), ".", KFORGE_TEST_SOURCE_DIR "/prompts");
     ASSERT_TRUE(t.ok());
-    templates = *t;
+    prompt = PromptBuilder(*t, CandidateSpec{});
     auto w = corpus::Writer::open(dir.string());
     ASSERT_TRUE(w.ok());
     writer = std::move(*w);
@@ -124,7 +124,7 @@ class LoopTest : public ::testing::Test {
     u.problem = &problem;
     u.provider = &p;
     u.judge = &j;
-    u.templates = &templates;
+    u.prompt = &prompt;
     u.corpus = writer.get();
     u.run = &run;
     u.settings.turns = turns;
@@ -140,7 +140,7 @@ class LoopTest : public ::testing::Test {
   }
 
   fs::path dir;
-  PromptTemplates templates;
+  PromptBuilder prompt;
   std::unique_ptr<corpus::Writer> writer;
   ProblemInfo problem;
   RunContext run;
@@ -226,11 +226,11 @@ TEST_F(LoopTest, StopsOnceAKernelReachesThePeakFraction) {
 }
 
 TEST_F(LoopTest, FeedbackWithoutYardsticksSaysWhatIsUnknown) {
-  auto vars = correct_feedback_vars(verdict("correct", 1.5));
+  auto vars = correct_feedback_vars(eval::Verdict::from_json(verdict("correct", 1.5)));
   EXPECT_EQ(vars.at("speedups"), "1.500x over eager PyTorch (1.5000 ms)");
   EXPECT_EQ(vars.at("compile_speedup"), "unknown");
   EXPECT_EQ(vars.at("roofline"), "Its fraction of the hardware's peak is unknown.");
-  auto y = correct_feedback_vars(yardstick_verdict(2.0, 0.5, 0.25, 0.4));
+  auto y = correct_feedback_vars(eval::Verdict::from_json(yardstick_verdict(2.0, 0.5, 0.25, 0.4)));
   EXPECT_EQ(y.at("peak_fraction"), "50%");
   EXPECT_EQ(y.at("bound_by"), "memory");
   EXPECT_EQ(y.at("compile_speedup"), "1.000");
@@ -334,7 +334,7 @@ TEST_F(LoopTest, KernelBenchFormatStoresPythonSolutionsAndNamesTheFormat) {
   auto t =
       PromptTemplates::load(nlohmann::json::object(), ".", KFORGE_TEST_SOURCE_DIR "/prompts", spec->template_layers);
   ASSERT_TRUE(t.ok()) << t.error().message;
-  templates = *t;
+  prompt = PromptBuilder(*t, *spec);
   const std::string solution = "import torch\n\nclass ModelNew(torch.nn.Module):\n    def forward(self, x):\n"
                                "        return x\n";
   FakeProvider p({kGood, "Done.\n```python\n" + solution + "```\n", "```python\n" + solution + "```\n"});
@@ -383,23 +383,23 @@ TEST(Feedback, EachOutcomeUsesItsTemplate) {
   ASSERT_TRUE(t.ok());
   nlohmann::json rej = {{"verdict", "rejected"},
                         {"reasons", {{{"code", "rejected.trivial_output"}, {"detail", "matches zeros"}}}}};
-  auto r = render_feedback(*t, rej, "cuda");
+  auto r = render_feedback(*t, eval::Verdict::from_json(rej), "cuda");
   ASSERT_TRUE(r.ok());
   EXPECT_NE(r->find("rejected by the verifier: rejected.trivial_output: matches zeros"), std::string::npos);
   nlohmann::json to = {{"verdict", "timeout"}, {"reasons", {{{"code", "timeout"}, {"detail", "over 120 s"}}}}};
-  EXPECT_NE(render_feedback(*t, to, "cuda")->find("time limit"), std::string::npos);
+  EXPECT_NE(render_feedback(*t, eval::Verdict::from_json(to), "cuda")->find("time limit"), std::string::npos);
   nlohmann::json rt = {{"verdict", "runtime_error"}, {"reasons", {{{"code", "runtime_error.signal"}, {"detail", "SIGSEGV"}}}}};
-  EXPECT_NE(render_feedback(*t, rt, "cuda")->find("SIGSEGV"), std::string::npos);
+  EXPECT_NE(render_feedback(*t, eval::Verdict::from_json(rt), "cuda")->find("SIGSEGV"), std::string::npos);
   // A specific compile_error reason goes before the compiler's output, which need not mention it.
   nlohmann::json ce = {{"verdict", "compile_error"},
                        {"reasons", {{{"code", "compile_error.missing_package"}, {"detail", "tilelang is not installed"}}}},
                        {"compiler_output", "Traceback (most recent call last):\nModuleNotFoundError"}};
-  EXPECT_NE(render_feedback(*t, ce, "cuda")->find("compile_error.missing_package: tilelang is not installed\nTraceback"),
+  EXPECT_NE(render_feedback(*t, eval::Verdict::from_json(ce), "cuda")->find("compile_error.missing_package: tilelang is not installed\nTraceback"),
             std::string::npos);
-  auto nc = render_feedback(*t, no_code_verdict("no_kf_forward", "Your code block does not define kf_forward"), "cpp");
+  auto nc = render_feedback(*t, eval::Verdict::no_code("no_kf_forward", "Your code block does not define kf_forward"), "cpp");
   EXPECT_NE(nc->find("does not define kf_forward"), std::string::npos);
   EXPECT_NE(nc->find("`cpp`"), std::string::npos);
-  EXPECT_FALSE(render_feedback(*t, {{"verdict", "bogus"}}, "cuda").ok());
+  EXPECT_FALSE(render_feedback(*t, eval::Verdict::from_json({{"verdict", "bogus"}}), "cuda").ok());
 }
 
 TEST(Feedback, CompilerOutputIsCappedToTheFirstLines) {

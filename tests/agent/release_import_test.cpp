@@ -1,4 +1,4 @@
-// `kforge import` of the release formats (agent/release_formats.h) against fixtures/releases (its README.md
+// `kforge import` of the release formats (agent/claims/release_formats.h) against fixtures/releases (its README.md
 // says what each file is): every entry counted, claims with hardware, model and baseline kinds, the
 // releases' own references compared with the dataset, solutions classified, the audit joined, and the
 // report's tables over the result. No evaluator involved.
@@ -6,9 +6,9 @@
 
 #include <gtest/gtest.h>
 
-#include "agent/import_report.h"
-#include "agent/kernelbench_import.h"
-#include "agent/release_formats.h"
+#include "agent/report/import_report.h"
+#include "agent/claims/kernelbench_import.h"
+#include "agent/claims/release_formats.h"
 #include "core/files.h"
 #include "corpus/reader.h"
 #include "tests/support/command.h"

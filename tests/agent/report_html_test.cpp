@@ -2,9 +2,9 @@
 // gnuplot's SVG embeddable, and the page. The browser test (html_report_browser_test.py) renders it.
 #include <gtest/gtest.h>
 
-#include "agent/report.h"
-#include "agent/report_html.h"
-#include "agent/report_plots.h"
+#include "agent/report/report.h"
+#include "agent/report/report_html.h"
+#include "agent/report/report_plots.h"
 #include "corpus/reader.h"
 
 namespace kf::agent {

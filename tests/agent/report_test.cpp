@@ -1,11 +1,14 @@
 // Report figures against a hand-built corpus (fixtures/report_corpus/evaluations.jsonl). Every
 // expected figure below is worked out by hand from that file; the derivation is in the comments.
 #include <cmath>
+#include <filesystem>
 
 #include <gtest/gtest.h>
 
 #include "corpus/reader.h"
-#include "agent/report.h"
+#include "corpus/writer.h"
+#include "agent/report/report.h"
+#include "tests/support/command.h"
 
 namespace kf::agent {
 namespace {
@@ -158,6 +161,131 @@ TEST_F(ReportFixture, FormatsCarryTheFigures) {
   EXPECT_EQ(j["configurations"][1]["provider_failures"]["total"], 2);
 }
 
+TEST_F(ReportFixture, TheStreamedFolderReportEqualsTheInMemoryOne) {
+  auto streamed = summarize_folder(kFixture, {});
+  ASSERT_TRUE(streamed.ok()) << streamed.error().message;
+  ASSERT_EQ(streamed->summaries.size(), summaries.size());
+  for (size_t i = 0; i < summaries.size(); ++i) EXPECT_EQ(streamed->summaries[i].to_json(), summaries[i].to_json());
+  EXPECT_TRUE(streamed->imports.records.empty());
+  EXPECT_EQ(streamed->imports.torn_tails, 1);
+}
+
+// A record of unit (cfg, p, 0) at `turn`: correct when `speedup` is given (untimed when it is negative).
+corpus::RecordSummary kernel(const std::string& problem, int turn, std::optional<double> speedup) {
+  corpus::RecordSummary r;
+  r.kind = corpus::Kind::evaluation;
+  r.key = {"cfg", problem, 0};
+  r.turn = turn;
+  r.tokens = 10;
+  r.cost_usd = 0.5;
+  r.correct = speedup.has_value();
+  r.verdict = r.correct ? eval::VerdictKind::correct : eval::VerdictKind::incorrect;
+  if (speedup && *speedup >= 0) r.speedup = speedup;
+  return r;
+}
+
+TEST(ReportAggregator, KeepsNoRecordAndReadsBackOnlyEachUnitsBestKernel) {
+  // 10,000 records of one unit and 3 of another: finish() reads back one record per unit (the best, by its
+  // place), so nothing of the other records can have been kept for the report.
+  ReportAggregator agg;
+  uint64_t place = 0;
+  for (int t = 1; t <= 10000; ++t) {
+    std::optional<double> sp;
+    if (t % 3 == 0) sp = 1.0 + (t % 1000) / 1000.0;  // best: 1.999, first at turn 999 (again at 3999, ...)
+    agg.add(kernel("big", t, sp), {0, place++, 0});
+  }
+  const uint64_t big_best = 998;  // turn 999's place
+  agg.add(kernel("small", 1, -1.0), {1, 7, 0});  // correct, untimed
+  agg.add(kernel("small", 2, std::nullopt), {1, 8, 0});
+  agg.add(kernel("small", 3, -1.0), {1, 9, 0});  // untimed too: the earlier turn stays best
+  std::vector<std::pair<uint32_t, uint64_t>> fetched;
+  auto out = agg.finish({}, [&](const corpus::RecordPlace& p) -> Result<corpus::Record> {
+    fetched.emplace_back(p.file, p.offset);
+    corpus::Record r;
+    r.kind = corpus::Kind::evaluation;
+    r.config = "cfg";
+    r.problem.name = p.file == 0 ? "big" : "small";
+    r.turn = p.file == 0 ? static_cast<int>(p.offset) + 1 : 1;
+    r.verdict = eval::Verdict::from_json({{"verdict", "correct"}, {"correct", true}, {"speedup", p.file == 0 ? nlohmann::json(1.999) : nullptr}});
+    return r;
+  });
+  ASSERT_TRUE(out.ok()) << out.error().message;
+  const std::vector<std::pair<uint32_t, uint64_t>> want = {{0, big_best}, {1, 7}};
+  EXPECT_EQ(fetched, want);
+  ASSERT_EQ(out->size(), 1u);
+  const auto& s = (*out)[0];
+  EXPECT_EQ(s.evaluations, 10003);
+  EXPECT_EQ(s.units, 2);
+  EXPECT_EQ(s.units_correct, 2);
+  EXPECT_EQ(s.tokens, 100030);
+  ASSERT_EQ(s.outcomes.size(), 2u);
+  EXPECT_EQ(s.outcomes[0].problem, "big");
+  EXPECT_EQ(s.outcomes[0].best_turn, 999);
+  EXPECT_EQ(s.outcomes[0].first_correct_turn, 3);
+  EXPECT_DOUBLE_EQ(*s.outcomes[0].best_speedup, 1.999);
+  EXPECT_EQ(s.outcomes[1].best_turn, 1);
+  EXPECT_FALSE(s.outcomes[1].best_speedup);
+  EXPECT_EQ(s.kernel_failures.at("incorrect"), 6667 + 1);
+}
+
+TEST(ReportAggregator, ABestKernelThatIsNotWhereItWasReadIsAnError) {
+  ReportAggregator agg;
+  agg.add(kernel("p", 1, 2.0), {0, 0, 0});
+  auto out = agg.finish({}, [](const corpus::RecordPlace&) -> Result<corpus::Record> {
+    corpus::Record other;
+    other.kind = corpus::Kind::evaluation;
+    other.config = "cfg";
+    other.problem.name = "another";
+    other.turn = 1;
+    other.verdict = eval::Verdict::from_json({{"verdict", "correct"}, {"correct", true}});
+    return other;
+  });
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.error().code, "report.corpus_changed");
+}
+
+TEST(Report, AFolderReportStreamsManyRecordsOfAUnitAndAgreesWithTheLoad) {
+  const std::string dir = kf::testing::make_temp_dir("kforge-report-stream-test");
+  {
+    auto w = corpus::Writer::open(dir);
+    ASSERT_TRUE(w.ok()) << w.error().message;
+    for (int t = 1; t <= 2000; ++t) {
+      corpus::Record r;
+      r.kind = t % 500 == 0 ? corpus::Kind::provider_failure : corpus::Kind::evaluation;
+      r.config = t % 2 ? "odd" : "even";
+      r.provider = "openai-chat";
+      r.problem = {t % 7 ? "19_ReLU" : "1_Square_matrix_multiplication_", "h", "", "/p.py"};
+      r.sample = t % 3;
+      r.turn = t;
+      r.usage.input_tokens = t;
+      r.cost_usd = 0.001 * t;
+      r.feedback = std::string(200, 'x');
+      if (r.kind == corpus::Kind::provider_failure) {
+        r.error = corpus::ProviderErrorInfo{"rate_limit", "none", "m", "a", 429, 2};
+      } else {
+        const bool correct = t % 4 != 1;
+        nlohmann::json v = {{"verdict", correct ? "correct" : "incorrect"}, {"correct", correct}, {"reasons", nlohmann::json::array()}};
+        if (correct && t % 5) v["speedup"] = 0.5 + (t * 37 % 100) / 40.0;
+        if (correct && t % 11 == 0)
+          v["checks"] = {{"timing", {{"candidate", {{"p10_ms", 1.0}, {"p90_ms", 1.1}}},
+                                     {"baseline", {{"p10_ms", 2.0}, {"p90_ms", 2.2}}}}}};
+        r.verdict = eval::Verdict::from_json(v);
+      }
+      ASSERT_TRUE((*w)->append(r).ok());
+    }
+  }
+  auto loaded = corpus::load(dir);
+  ASSERT_TRUE(loaded.ok());
+  const auto in_memory = summarize(*loaded);
+  auto streamed = summarize_folder(dir, {});
+  ASSERT_TRUE(streamed.ok()) << streamed.error().message;
+  ASSERT_EQ(streamed->summaries.size(), 2u);
+  ASSERT_EQ(in_memory.size(), 2u);
+  for (size_t i = 0; i < 2; ++i) EXPECT_EQ(streamed->summaries[i].to_json(), in_memory[i].to_json());
+  EXPECT_EQ(format_report(streamed->summaries, ReportFormat::md, "t"), format_report(in_memory, ReportFormat::md, "t"));
+  std::filesystem::remove_all(dir);
+}
+
 TEST(Report, MedianAndGeomean) {
   EXPECT_FALSE(median({}));
   EXPECT_DOUBLE_EQ(*median({3, 1, 2}), 2.0);
@@ -188,11 +316,12 @@ TEST(Report, YardsticksOfTheBestKernelReachTheSummary) {
   r.turn = 1;
   r.best = true;
   auto frac = [](double f) { return nlohmann::json{{"fraction", f}, {"bound_by", "memory"}}; };
-  r.verdict = {{"verdict", "correct"},      {"correct", true}, {"time_ms", 1.0}, {"ref_time_ms", 2.0},
-               {"speedup", 2.0},            {"baseline", "eager"},
-               {"baselines", {{"eager", {{"time_ms", 2.0}, {"speedup", 2.0}, {"peak", frac(0.2)}}},
-                              {"compile", {{"time_ms", 0.5}, {"speedup", 0.5}, {"peak", frac(0.8)}}}}},
-               {"peak", frac(0.4)}};
+  r.verdict = eval::Verdict::from_json(
+      {{"verdict", "correct"},      {"correct", true}, {"time_ms", 1.0}, {"ref_time_ms", 2.0},
+       {"speedup", 2.0},            {"baseline", "eager"},
+       {"baselines", {{"eager", {{"time_ms", 2.0}, {"speedup", 2.0}, {"peak", frac(0.2)}}},
+                      {"compile", {{"time_ms", 0.5}, {"speedup", 0.5}, {"peak", frac(0.8)}}}}},
+       {"peak", frac(0.4)}});
   c.records.push_back(r);
   auto ss = summarize(c);
   ASSERT_EQ(ss.size(), 1u);

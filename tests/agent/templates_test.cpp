@@ -5,8 +5,8 @@
 
 #include <gtest/gtest.h>
 
-#include "agent/feedback.h"
-#include "agent/prompt_templates.h"
+#include "agent/prompt/feedback.h"
+#include "agent/prompt/prompt_templates.h"
 
 namespace kf::agent {
 namespace {
@@ -54,8 +54,8 @@ TEST(PromptTemplates, ShippedTemplatesRenderWithTheDocumentedVariables) {
   EXPECT_TRUE(t->render("timeout", {{"error", "e"}}).ok());
   EXPECT_TRUE(t->render("rejected", {{"reason", "r"}}).ok());
   // Every variable the documentation lists for `correct` (docs/campaigns.md), as the feedback fills them.
-  const TemplateVars correct = correct_feedback_vars(
-      {{"verdict", "correct"}, {"correct", true}, {"time_ms", 1.0}, {"ref_time_ms", 2.0}, {"speedup", 2.0}});
+  const TemplateVars correct = correct_feedback_vars(eval::Verdict::from_json(
+      {{"verdict", "correct"}, {"correct", true}, {"time_ms", 1.0}, {"ref_time_ms", 2.0}, {"speedup", 2.0}}));
   for (const char* name : {"time_ms", "ref_time_ms", "speedup", "baseline", "eager_time_ms", "eager_speedup",
                            "compile_time_ms", "compile_speedup", "speedups", "roofline", "peak_fraction", "bound_by"})
     EXPECT_TRUE(correct.count(name)) << name;

@@ -1,4 +1,4 @@
-// The verified-speedup rule (agent/reverify_rule.h) and the report's verified counts, against
+// The verified-speedup rule (agent/claims/reverify_rule.h) and the report's verified counts, against
 // fixtures/verified_corpus; its README.md works every figure out by hand.
 #include <array>
 #include <cstdio>
@@ -6,8 +6,8 @@
 
 #include <gtest/gtest.h>
 
-#include "agent/report.h"
-#include "agent/reverify_rule.h"
+#include "agent/report/report.h"
+#include "agent/claims/reverify_rule.h"
 #include "corpus/reader.h"
 
 namespace kf::agent {
@@ -26,19 +26,19 @@ nlohmann::json verdict_with(double speedup, std::optional<std::array<double, 4>>
 }
 
 TEST(SpeedupInterval, FromTheRecordedSpread) {
-  auto i = speedup_interval(verdict_with(2.0, std::array<double, 4>{0.9, 1.1, 1.9, 2.1}));
+  auto i = speedup_interval(eval::Verdict::from_json(verdict_with(2.0, std::array<double, 4>{0.9, 1.1, 1.9, 2.1})));
   ASSERT_TRUE(i);
   EXPECT_DOUBLE_EQ(i->low, 1.9 / 1.1);
   EXPECT_DOUBLE_EQ(i->high, 2.1 / 0.9);
-  EXPECT_FALSE(speedup_interval(verdict_with(2.0, std::nullopt)));
-  EXPECT_FALSE(speedup_interval(verdict_with(2.0, std::array<double, 4>{0, 1, 1, 1})));  // no division by zero
-  EXPECT_FALSE(speedup_interval(nlohmann::json("not an object")));
+  EXPECT_FALSE(speedup_interval(eval::Verdict::from_json(verdict_with(2.0, std::nullopt))));
+  EXPECT_FALSE(speedup_interval(eval::Verdict::from_json(verdict_with(2.0, std::array<double, 4>{0, 1, 1, 1}))));  // no division by zero
+  EXPECT_FALSE(speedup_interval(eval::Verdict::from_json(nlohmann::json("not an object"))));
 }
 
 TEST(VerifiedSpeedupRule, EachConditionInOrder) {
   using C = SpeedupCheck;
   auto judge = [](const nlohmann::json& v, std::optional<std::string> status = std::nullopt) {
-    return VerifiedSpeedupRule::judge_verdict(v, status).check;
+    return VerifiedSpeedupRule::judge_verdict(eval::Verdict::from_json(v), status).check;
   };
   EXPECT_EQ(judge(verdict_with(0.9, std::array<double, 4>{1, 1, 2, 2})), C::not_faster);
   EXPECT_EQ(judge(verdict_with(1.0, std::array<double, 4>{1, 1, 2, 2})), C::not_faster);  // 1.0 is not faster

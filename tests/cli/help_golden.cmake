@@ -4,6 +4,9 @@
 # `kforge configs validate --help`).
 # With -DUPDATE=ON the files are rewritten from KFORGE (and new subcommands found in the help added):
 # review the diff before committing it.
+# Paths given relative to where cmake -P runs (the documented command passes tests/cli/help and build/kforge).
+get_filename_component(HELP_DIR "${HELP_DIR}" ABSOLUTE BASE_DIR "$ENV{PWD}")
+get_filename_component(KFORGE "${KFORGE}" ABSOLUTE BASE_DIR "$ENV{PWD}")
 file(GLOB golden RELATIVE ${HELP_DIR} ${HELP_DIR}/*.txt)
 if(UPDATE)
   # Walk the subcommand tree from the top-level help.

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -35,8 +36,9 @@ Record evaluation(const std::string& config, const std::string& problem, int sam
   r.reply = ReplyRef{"replies/x.json", "stop", "m", 1, 0.5, 10, 3};
   r.extraction = "ok";
   r.source = SourceRef{"sources/x.cpp", "abc"};
-  r.verdict = {{"verdict", correct ? "correct" : "incorrect"}, {"correct", correct}};
-  if (speedup) r.verdict["speedup"] = *speedup;
+  nlohmann::json v = {{"verdict", correct ? "correct" : "incorrect"}, {"correct", correct}};
+  if (speedup) v["speedup"] = *speedup;
+  r.verdict = eval::Verdict::from_json(v);
   r.feedback = "fb";
   r.environment = Environment{"0.1", "host", "", "", "2.1", ""};
   r.evaluator = EvaluatorRef{1, 3, "NVIDIA H200", "GPU-123"};
@@ -198,44 +200,77 @@ TEST_F(CorpusDir, ReaderSeesEveryShardFileAndSkipsATornTail) {
   EXPECT_EQ(fragment.find('\n'), std::string::npos);
 }
 
-TEST_F(CorpusDir, TheReportLoadIsSlimButAgreesAndKeepsTheBestKernelsWhole) {
+TEST_F(CorpusDir, StreamingAgreesWithTheLoadAndReadsRecordsBackByPlace) {
   auto w = Writer::open(dir.string());
-  ASSERT_TRUE(w.ok());
+  auto shard = Writer::open(dir.string(), Shard{0, 2}.file_name());
+  ASSERT_TRUE(w.ok() && shard.ok());
   auto failure = evaluation("c", "a", 0, 1, false, std::nullopt);
   failure.kind = Kind::provider_failure;
-  failure.verdict = nullptr;
+  failure.verdict.reset();
   failure.error = ProviderErrorInfo{"rate_limit", "none", "m", "a", 429, 2};
   for (const auto& r : {evaluation("c", "a", 0, 1, false, std::nullopt), evaluation("c", "a", 0, 2, true, 1.5),
-                        evaluation("c", "a", 0, 3, true, 2.5), evaluation("d", "b", 1, 1, true, std::nullopt), failure})
+                        evaluation("c", "a", 0, 3, true, 2.5), failure})
     ASSERT_TRUE((*w)->append(r).ok());
-  auto full = load(dir.string());
-  auto slim = load_for_report(dir.string());
-  ASSERT_TRUE(full.ok() && slim.ok());
-  ASSERT_EQ(full->records.size(), slim->records.size());
-  for (size_t i = 0; i < full->records.size(); ++i) {
-    const auto& a = full->records[i];
-    const auto& b = slim->records[i];
-    EXPECT_EQ(a.kind, b.kind);
-    EXPECT_EQ(a.key(), b.key());
-    EXPECT_EQ(a.turn, b.turn);
-    EXPECT_EQ(a.provider, b.provider);
-    EXPECT_EQ(a.problem.category, b.problem.category);
-    EXPECT_EQ(a.usage.total(), b.usage.total());
-    EXPECT_DOUBLE_EQ(a.cost_usd, b.cost_usd);
-    EXPECT_EQ(a.verdict_name(), b.verdict_name());
-    EXPECT_EQ(a.correct(), b.correct());
-    EXPECT_EQ(a.speedup(), b.speedup());
-    EXPECT_EQ(a.best, b.best) << i;
-    EXPECT_EQ(a.error.has_value(), b.error.has_value());
-    if (a.error) {
-      EXPECT_EQ(a.error->kind, b.error->kind);
-    }
-    if (b.best) {
-      EXPECT_EQ(b.to_json(), a.to_json()) << "a best kernel is complete";
-    } else {
-      EXPECT_TRUE(b.feedback.empty());
-    }
+  ASSERT_TRUE((*shard)->append(evaluation("d", "b", 1, 1, true, std::nullopt)).ok());
+  {
+    std::ofstream damaged(dir / "evaluations.jsonl", std::ios::app);
+    damaged << "{\"not\": \"a record\"}\n{\"torn";
   }
+  auto full = load(dir.string());
+  ASSERT_TRUE(full.ok());
+  std::vector<std::pair<RecordSummary, RecordPlace>> seen;
+  auto streamed = stream(dir.string(), [&](const RecordSummary& s, std::string_view line, const RecordPlace& at) {
+    EXPECT_EQ(line.size(), at.length);
+    seen.emplace_back(s, at);
+  });
+  ASSERT_TRUE(streamed.ok()) << streamed.error().message;
+  EXPECT_TRUE(streamed->records.empty()) << "a stream keeps no record";
+  EXPECT_EQ(streamed->files, full->files);
+  EXPECT_EQ(streamed->damaged.size(), full->damaged.size());
+  EXPECT_EQ(streamed->torn_tails, 1);
+  ASSERT_EQ(seen.size(), full->records.size());
+  RecordReader reader(*streamed);
+  for (size_t i = 0; i < seen.size(); ++i) {
+    const auto& a = full->records[i];
+    const auto& [s, place] = seen[i];
+    EXPECT_EQ(a.kind, s.kind);
+    EXPECT_EQ(a.key(), s.key);
+    EXPECT_EQ(a.turn, s.turn);
+    EXPECT_EQ(a.provider, s.provider);
+    EXPECT_EQ(a.problem.category, s.category);
+    EXPECT_EQ(a.usage.total(), s.tokens);
+    EXPECT_DOUBLE_EQ(a.cost_usd, s.cost_usd);
+    EXPECT_EQ(a.verdict ? std::optional(a.verdict->kind) : std::nullopt, s.verdict);
+    EXPECT_EQ(a.correct(), s.correct);
+    EXPECT_EQ(a.speedup(), s.speedup);
+    EXPECT_EQ(a.error ? a.error->kind : "", s.error_kind);
+    auto back = reader.at(place);
+    ASSERT_TRUE(back.ok()) << back.error().message;
+    EXPECT_EQ(back->to_json(), a.to_json()) << i;
+    auto judged = reader.verdict_at(place);  // what judging reads, and nothing else
+    ASSERT_TRUE(judged.ok()) << judged.error().message;
+    EXPECT_EQ(judged->kind, a.kind);
+    EXPECT_EQ(judged->key(), a.key());
+    EXPECT_EQ(judged->turn, a.turn);
+    EXPECT_EQ(judged->problem.file_hash, a.problem.file_hash);
+    EXPECT_EQ(judged->verdict ? judged->verdict->to_json() : nlohmann::json(),
+              a.verdict ? a.verdict->to_json() : nlohmann::json()) << i;
+    EXPECT_TRUE(judged->feedback.empty());
+  }
+  auto beyond = reader.at({0, fs::file_size(dir / "evaluations.jsonl") + 10, 20});
+  EXPECT_FALSE(beyond.ok());
+}
+
+TEST(Best, StreamingRankAgreesWithMarkBest) {
+  // Higher speedup wins; timed beats untimed; earlier turn on ties; the first read on a full tie stays.
+  EXPECT_TRUE(ranks_above(2.0, 3, 1.5, 1));
+  EXPECT_FALSE(ranks_above(1.5, 1, 2.0, 3));
+  EXPECT_TRUE(ranks_above(0.5, 4, std::nullopt, 1));
+  EXPECT_FALSE(ranks_above(std::nullopt, 1, 0.5, 4));
+  EXPECT_TRUE(ranks_above(1.5, 1, 1.5, 2));
+  EXPECT_FALSE(ranks_above(1.5, 2, 1.5, 1));
+  EXPECT_TRUE(ranks_above(std::nullopt, 1, std::nullopt, 2));
+  EXPECT_FALSE(ranks_above(1.5, 2, 1.5, 2));
 }
 
 TEST_F(CorpusDir, OneWriterPerFile) {
@@ -315,6 +350,34 @@ TEST(Summary, AgreesWithTheFullParserAndLeavesDoubtfulLinesToIt) {
     EXPECT_FALSE(summarize_line(bad).has_value()) << bad;
     if (nlohmann::json::accept(bad)) {
       EXPECT_FALSE(Record::from_json(nlohmann::json::parse(bad)).ok()) << bad;
+    }
+  }
+}
+
+TEST(Summary, FindsEveryQuoteEscapeAndControlCharacterWhereverItFallsInAWord) {
+  // The scanner reads string text and digits eight bytes at a time: a stop at each position of a word, and
+  // after non-ASCII text, is found exactly where it is; numbers of every length read as the full parser reads them.
+  for (size_t at = 0; at < 20; ++at) {
+    for (const std::string& prefix : {std::string(at, 'a'), std::string(at, 'a') + "\xc3\xa9"}) {
+      auto r = evaluation("cfg", "p", 0, 1, true, 1.0 / 3.0 + static_cast<double>(at) * 1234.5);  // many digits
+      r.cost_usd = std::pow(10.0, static_cast<double>(at)) / 7.0;
+      r.feedback = prefix + "\"q\\b\n" + std::string(at, 'z');
+      const std::string line = r.to_json().dump();
+      auto s = summarize_line(line);
+      ASSERT_TRUE(s.has_value()) << line;
+      EXPECT_TRUE(s->correct);
+      EXPECT_EQ(s->speedup, r.speedup());
+      EXPECT_EQ(s->cost_usd, r.cost_usd);
+      auto judged = verdict_of_line(line);
+      ASSERT_TRUE(judged.has_value()) << line;
+      EXPECT_EQ(judged->verdict ? judged->verdict->to_json() : nlohmann::json(),
+                r.verdict ? r.verdict->to_json() : nlohmann::json());
+      // A raw control character inside the string: not JSON, whichever byte of a word it is.
+      std::string raw = line;
+      raw.replace(raw.find(prefix + "\\\"q"), prefix.size(), prefix.substr(0, prefix.size() / 2) + "\t" +
+                                                                 prefix.substr(prefix.size() / 2));
+      EXPECT_FALSE(summarize_line(raw).has_value()) << raw;
+      EXPECT_FALSE(nlohmann::json::accept(raw)) << raw;
     }
   }
 }

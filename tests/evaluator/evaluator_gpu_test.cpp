@@ -63,10 +63,10 @@ class GpuEval : public ::testing::Test {
     Verdict v = (with ? with : eval_)->evaluate_file(prob, src("tests/evaluator/cuda/" + candidate));
     std::printf("GPUFIG problem=%s candidate=%s verdict=%s time_ms=%.4f ref_ms=%.4f speedup=%.3f compile_s=%.2f "
                 "eval_s=%.2f\n",
-                fs::path(prob).stem().c_str(), candidate.c_str(), v.verdict.c_str(), v.time_ms.value_or(-1),
+                fs::path(prob).stem().c_str(), candidate.c_str(), to_string(v.kind).c_str(), v.time_ms.value_or(-1),
                 v.ref_time_ms.value_or(-1), v.speedup.value_or(-1), v.compile_s, v.eval_s);
     if (expect_correct) {
-      EXPECT_EQ(v.verdict, "correct") << reasons_text(v) << "\n" << v.compiler_output;
+      EXPECT_EQ(v.kind, VerdictKind::correct) << reasons_text(v) << "\n" << v.compiler_output;
       std::string stem = fs::path(prob).stem().string();
       if (compare_facts && v.ref_time_ms && facts_.is_object() && facts_["problems"].contains(stem)) {
         double fact = facts_["problems"][stem]["eager_ms"].get<double>();
@@ -148,8 +148,8 @@ TEST_F(GpuEval, CrossEntropy95) { check("95", "cross_entropy.cu", true); }
 
 TEST_F(GpuEval, SoftmaxZerosRejected) {
   Verdict v = check("23", "softmax_zeros.cu", false);
-  EXPECT_FALSE(v.correct);
-  EXPECT_EQ(v.verdict, "rejected") << reasons_text(v);
+  EXPECT_FALSE(v.correct());
+  EXPECT_EQ(v.kind, VerdictKind::rejected) << reasons_text(v);
   EXPECT_TRUE(has_reason(v, "rejected.trivial_output")) << reasons_text(v);
 }
 
@@ -158,7 +158,7 @@ TEST_F(GpuEval, SoftmaxZerosRejected) {
 // kernel and each baseline. The figures are printed for the GPU acceptance (docs/evaluator.md, "Yardsticks").
 TEST_F(GpuEval, YardsticksRelu19) {
   Verdict v = check("19", "relu.cu", true, /*compare_facts=*/false);
-  ASSERT_TRUE(v.correct);
+  ASSERT_TRUE(v.correct());
   ASSERT_TRUE(v.roofline.has_value());
   const auto& peaks = v.roofline->peaks;
   if (known_gpu(peaks.device)) {

@@ -42,7 +42,9 @@ class HostEval : public ::testing::Test {
     o.max_rounds = 5;
     o.warmup_rounds = 1;
     o.timing_budget_ms = 1;
-    o.runner_timeout_s = 30;
+    // The default lifetime: a loaded 2-core machine once took an honest evaluation past 30 s. Hanging candidates
+    // meet the per-call limit long before; the lifetime tests set their own.
+    o.runner_timeout_s = 120;
     return o;
   }
   void SetUp() override {
@@ -57,8 +59,8 @@ class HostEval : public ::testing::Test {
 
 TEST_F(HostEval, HonestCandidatePasses) {
   Verdict v = run("scale_add.py", "scale_add_honest.cpp");
-  EXPECT_EQ(v.verdict, "correct") << reasons_text(v);
-  EXPECT_TRUE(v.correct);
+  EXPECT_EQ(v.kind, VerdictKind::correct) << reasons_text(v);
+  EXPECT_TRUE(v.correct());
   EXPECT_EQ(v.exit_code(), 0);
   ASSERT_TRUE(v.time_ms.has_value());
   ASSERT_TRUE(v.ref_time_ms.has_value());
@@ -111,11 +113,11 @@ TEST_F(HostEval, SampledRoundChecksPassHonestAndCatchWrongTimedCalls) {
   auto e = Evaluator::create(o);
   ASSERT_TRUE(e.ok()) << e.error().message;
   Verdict honest = (*e)->evaluate_file(problem("scale_add.py"), host_candidate("scale_add_honest.cpp"));
-  EXPECT_EQ(honest.verdict, "correct") << reasons_text(honest);
+  EXPECT_EQ(honest.kind, VerdictKind::correct) << reasons_text(honest);
   EXPECT_GT(honest.checks["timing"]["candidate"]["checked_slots"].get<int>(), 0);
   Verdict cheat = (*e)->evaluate_file(problem("scale_add.py"), host_candidate("scale_add_wrong_when_timed.cpp"));
   // A copy of x: wrong, and at the sampled positions still recognised as the trivial pass-through of x.
-  EXPECT_EQ(cheat.verdict, "rejected") << reasons_text(cheat);
+  EXPECT_EQ(cheat.kind, VerdictKind::rejected) << reasons_text(cheat);
   const std::string why = reasons_text(cheat);
   EXPECT_NE(why.find("at 64 random positions per output"), std::string::npos) << why;
   EXPECT_NE(why.find("passthrough:x"), std::string::npos) << why;
@@ -133,11 +135,11 @@ TEST_F(HostEval, TimedChecksWorkWithAndWithoutRepeatableInputs) {
     SCOPED_TRACE(file);
     const bool repeatable = std::string(file) == "scale_add.py";
     Verdict honest = (*e)->evaluate_file(problem(file), host_candidate("scale_add_honest.cpp"));
-    EXPECT_EQ(honest.verdict, "correct") << reasons_text(honest);
+    EXPECT_EQ(honest.kind, VerdictKind::correct) << reasons_text(honest);
     EXPECT_EQ(honest.checks["timing"]["repeatable_inputs"].get<bool>(), repeatable);
     EXPECT_GT(honest.checks["timing"]["candidate"]["checked_slots"].get<int>(), 0);
     Verdict cheat = (*e)->evaluate_file(problem(file), host_candidate("scale_add_wrong_when_timed.cpp"));
-    EXPECT_EQ(cheat.verdict, "rejected") << reasons_text(cheat);
+    EXPECT_EQ(cheat.kind, VerdictKind::rejected) << reasons_text(cheat);
     EXPECT_NE(reasons_text(cheat).find("timed round"), std::string::npos) << reasons_text(cheat);
   }
 }
@@ -146,7 +148,7 @@ TEST_F(HostEval, TimedChecksWorkWithAndWithoutRepeatableInputs) {
 // calls for its own rounds: a candidate far faster than a 2 ms reference fills every slot allocated.
 TEST_F(HostEval, AFastCandidateGetsMoreCallsPerRoundThanTheReference) {
   Verdict v = run("scale_add_slow_reference.py", "scale_add_honest.cpp");
-  ASSERT_EQ(v.verdict, "correct") << reasons_text(v);
+  ASSERT_EQ(v.kind, VerdictKind::correct) << reasons_text(v);
   const auto& t = v.checks["timing"];
   const int reference_calls = t["baseline"]["calls_per_round"].get<int>();
   const int slots = t["slots"].get<int>();
@@ -158,7 +160,7 @@ TEST_F(HostEval, AFastCandidateGetsMoreCallsPerRoundThanTheReference) {
 
 TEST_F(HostEval, StateDictEntriesAreInputs) {
   Verdict v = run("linear.py", "linear_honest.cpp");
-  EXPECT_EQ(v.verdict, "correct") << reasons_text(v);
+  EXPECT_EQ(v.kind, VerdictKind::correct) << reasons_text(v);
   auto sig = eval_->signature(problem("linear.py"));
   ASSERT_TRUE(sig.ok()) << sig.error().message;
   ASSERT_EQ(sig->inputs.size(), 3u);
@@ -182,7 +184,7 @@ TEST_F(HostEval, SecondCompileIsACacheHit) {
 
 TEST_F(HostEval, CompileErrorKeepsFirstErrorLines) {
   Verdict v = run("scale_add.py", "compile_error.cpp");
-  EXPECT_EQ(v.verdict, "compile_error");
+  EXPECT_EQ(v.kind, VerdictKind::compile_error);
   EXPECT_EQ(v.exit_code(), 1);
   ASSERT_FALSE(v.reasons.empty());
   EXPECT_NE(v.reasons[0].detail.find("undeclared_identifier_here"), std::string::npos) << v.reasons[0].detail;
@@ -191,10 +193,10 @@ TEST_F(HostEval, CompileErrorKeepsFirstErrorLines) {
 
 TEST_F(HostEval, ZerosOnTinyReferenceAreRejected) {
   Verdict ok = run("tiny_ref.py", "tiny_ref_honest.cpp");
-  EXPECT_EQ(ok.verdict, "correct") << reasons_text(ok);
+  EXPECT_EQ(ok.kind, VerdictKind::correct) << reasons_text(ok);
   Verdict v = run("tiny_ref.py", "tiny_ref_zeros.cpp");
-  EXPECT_FALSE(v.correct);
-  EXPECT_EQ(v.verdict, "rejected") << reasons_text(v);
+  EXPECT_FALSE(v.correct());
+  EXPECT_EQ(v.kind, VerdictKind::rejected) << reasons_text(v);
   EXPECT_TRUE(has_reason(v, "rejected.trivial_output")) << reasons_text(v);
   EXPECT_NE(reasons_text(v).find("'zeros'"), std::string::npos) << reasons_text(v);
 }
@@ -227,7 +229,7 @@ TEST_F(HostEval, SeedDependentShapesAreJudgedPerTrial) {
   EXPECT_NE(sig->to_c_declaration().find("varies between calls"), std::string::npos);
 
   Verdict v = run("embedding_bag_random_lengths.py", "embedding_bag_random_lengths_honest.cpp");
-  EXPECT_EQ(v.verdict, "correct") << reasons_text(v);
+  EXPECT_EQ(v.kind, VerdictKind::correct) << reasons_text(v);
   ASSERT_GE(v.checks["trials"].size(), 5u);  // 3 trials, re-validation after timing, sparse re-validation
   std::set<int64_t> lengths;
   for (const auto& t : v.checks["trials"]) lengths.insert(t["shapes"]["inputs"][0][0].get<int64_t>());
@@ -238,7 +240,7 @@ TEST_F(HostEval, SeedDependentShapesAreJudgedPerTrial) {
 // permuted afresh in every round, only the sorted offsets (tied to the ids' count) repeat.
 TEST_F(HostEval, SeedDependentShapesGetFreshValuesInTimedRounds) {
   Verdict v = run("embedding_bag_random_lengths.py", "embedding_bag_random_lengths_honest.cpp");
-  EXPECT_EQ(v.verdict, "correct") << reasons_text(v);
+  EXPECT_EQ(v.kind, VerdictKind::correct) << reasons_text(v);
   EXPECT_EQ(v.checks["timing"]["inputs_repeated"], false);
   EXPECT_EQ(v.checks["timing"]["repeated_inputs"], nlohmann::json::array({"offsets"}));
 }
@@ -246,7 +248,7 @@ TEST_F(HostEval, SeedDependentShapesGetFreshValuesInTimedRounds) {
 // A problem whose get_inputs() ignores the seed cannot give timed rounds fresh inputs: the verdict says so.
 TEST_F(HostEval, InputsThatIgnoreTheSeedAreReportedRepeated) {
   Verdict v = run("scale_add_constant_inputs.py", "scale_add_honest.cpp");
-  EXPECT_EQ(v.verdict, "correct") << reasons_text(v);
+  EXPECT_EQ(v.kind, VerdictKind::correct) << reasons_text(v);
   EXPECT_EQ(v.checks["timing"]["inputs_repeated"], true);
   EXPECT_EQ(v.checks["timing"]["repeated_inputs"], nlohmann::json::array({"x", "y"}));
   v = run("scale_add.py", "scale_add_honest.cpp");
@@ -286,7 +288,7 @@ TEST_F(HostEval, TrialSeedsAreDrawnPerEvaluationUnlessGiven) {
 // beside the float32 reference's own error. An honest float32 kernel passes with a small ratio.
 TEST_F(HostEval, PrecisionIsJudgedOnEveryTrialAgainstFloat64) {
   Verdict v = run("linear.py", "linear_honest.cpp");
-  EXPECT_EQ(v.verdict, "correct") << reasons_text(v);
+  EXPECT_EQ(v.kind, VerdictKind::correct) << reasons_text(v);
   int judged = 0;
   for (const auto& t : v.checks["trials"]) {
     if (!t.contains("outputs")) continue;
@@ -312,13 +314,13 @@ TEST_F(HostEval, KernelbenchTrialsUseTheProblemsOwnInputs) {
 
 TEST_F(HostEval, ConstantIsRejected) {
   Verdict v = run("scale_add.py", "scale_add_constant.cpp");
-  EXPECT_EQ(v.verdict, "rejected") << reasons_text(v);
+  EXPECT_EQ(v.kind, VerdictKind::rejected) << reasons_text(v);
   EXPECT_NE(reasons_text(v).find("'constant'"), std::string::npos) << reasons_text(v);
 }
 
 TEST_F(HostEval, PassthroughIsRejected) {
   Verdict v = run("scale_add.py", "scale_add_passthrough.cpp");
-  EXPECT_EQ(v.verdict, "rejected") << reasons_text(v);
+  EXPECT_EQ(v.kind, VerdictKind::rejected) << reasons_text(v);
   EXPECT_NE(reasons_text(v).find("'passthrough:x'"), std::string::npos) << reasons_text(v);
 }
 
@@ -327,14 +329,14 @@ TEST_F(HostEval, PassthroughIsRejected) {
 // the judge reject an honest ReLU at KernelBench's size is covered by Judge.NearlyRightTrivialIsNotTheCandidate.)
 TEST_F(HostEval, HonestReluOnNonNegativeInputsPasses) {
   Verdict v = run("relu_positive.py", "relu_honest.cpp");
-  EXPECT_EQ(v.verdict, "correct") << reasons_text(v);
+  EXPECT_EQ(v.kind, VerdictKind::correct) << reasons_text(v);
   Verdict cheat = run("relu_positive.py", "relu_passthrough.cpp");
-  EXPECT_NE(cheat.verdict, "correct") << reasons_text(cheat);
+  EXPECT_NE(cheat.kind, VerdictKind::correct) << reasons_text(cheat);
 }
 
 TEST_F(HostEval, PartialWriteIsRejected) {
   Verdict v = run("scale_add.py", "scale_add_partial.cpp");
-  EXPECT_FALSE(v.correct);
+  EXPECT_FALSE(v.correct());
   EXPECT_TRUE(has_reason(v, "incorrect.unwritten")) << reasons_text(v);
 }
 
@@ -342,28 +344,28 @@ TEST_F(HostEval, PartialWriteIsRejected) {
 // float32, sums in float64) and with a NaN (the float64 path with the NaN/Inf parity check).
 TEST_F(HostEval, OneWrongElementIsFoundOnEitherComparisonPath) {
   Verdict off = run("scale_add.py", "scale_add_one_off.cpp");
-  EXPECT_FALSE(off.correct) << reasons_text(off);
+  EXPECT_FALSE(off.correct()) << reasons_text(off);
   EXPECT_TRUE(has_reason(off, "incorrect.elementwise")) << reasons_text(off);
   EXPECT_NE(reasons_text(off).find("first at flat index 100"), std::string::npos) << reasons_text(off);
   const auto& out = off.checks["trials"][0]["outputs"][0];
   EXPECT_EQ(out["violations"].get<int64_t>(), 1);
   EXPECT_NEAR(out["max_abs"].get<double>(), 1.0, 1e-6);
   Verdict nan = run("scale_add.py", "scale_add_one_nan.cpp");
-  EXPECT_FALSE(nan.correct) << reasons_text(nan);
+  EXPECT_FALSE(nan.correct()) << reasons_text(nan);
   EXPECT_TRUE(has_reason(nan, "incorrect.nan_parity")) << reasons_text(nan);
   EXPECT_EQ(nan.checks["trials"][0]["outputs"][0]["nan_inf_mismatch"].get<int64_t>(), 1);
 }
 
 TEST_F(HostEval, InputModificationIsRejected) {
   Verdict v = run("scale_add.py", "scale_add_modifies_input.cpp");
-  EXPECT_EQ(v.verdict, "rejected") << reasons_text(v);
+  EXPECT_EQ(v.kind, VerdictKind::rejected) << reasons_text(v);
   EXPECT_TRUE(has_reason(v, "rejected.input_modified")) << reasons_text(v);
   EXPECT_NE(reasons_text(v).find("'y'"), std::string::npos);
 }
 
 TEST_F(HostEval, CrashIsARuntimeErrorNamingTheSignal) {
   Verdict v = run("scale_add.py", "crash.cpp");
-  EXPECT_EQ(v.verdict, "runtime_error") << reasons_text(v);
+  EXPECT_EQ(v.kind, VerdictKind::runtime_error) << reasons_text(v);
   EXPECT_TRUE(has_reason(v, "runtime_error.signal"));
   EXPECT_NE(reasons_text(v).find("SIGSEGV"), std::string::npos) << reasons_text(v);
   EXPECT_EQ(v.exit_code(), 1);
@@ -371,13 +373,13 @@ TEST_F(HostEval, CrashIsARuntimeErrorNamingTheSignal) {
 
 TEST_F(HostEval, NonZeroReturnIsARuntimeError) {
   Verdict v = run("scale_add.py", "returns_error.cpp");
-  EXPECT_EQ(v.verdict, "runtime_error") << reasons_text(v);
+  EXPECT_EQ(v.kind, VerdictKind::runtime_error) << reasons_text(v);
   EXPECT_TRUE(has_reason(v, "runtime_error.return_code"));
 }
 
 TEST_F(HostEval, BrokenReferenceIsBadInput) {
   Verdict v = run("reference_raises.py", "scale_add_honest.cpp");
-  EXPECT_EQ(v.verdict, "harness_error");
+  EXPECT_EQ(v.kind, VerdictKind::harness_error);
   EXPECT_EQ(v.exit_code(), 2);
   EXPECT_NE(reasons_text(v).find("reference_raises.py"), std::string::npos) << reasons_text(v);
   EXPECT_NE(reasons_text(v).find("broken on purpose"), std::string::npos) << reasons_text(v);
@@ -396,7 +398,7 @@ TEST_F(HostEval, EndlessLoopTimesOutAndLeavesNothing) {
   auto e = Evaluator::create(o);
   ASSERT_TRUE(e.ok());
   Verdict v = (*e)->evaluate_file(problem("scale_add.py"), host_candidate("endless.cpp"));
-  EXPECT_EQ(v.verdict, "timeout") << reasons_text(v);
+  EXPECT_EQ(v.kind, VerdictKind::timeout) << reasons_text(v);
   EXPECT_TRUE(has_reason(v, "timeout"));
   EXPECT_EQ(v.checks["limit_hit"], "lifetime");
   EXPECT_EQ(v.checks["runner_tree_empty"], true);
@@ -410,7 +412,7 @@ TEST_F(HostEval, EndlessLoopHitsThePerCallLimitNotTheLifetime) {
   auto e = Evaluator::create(o);
   ASSERT_TRUE(e.ok());
   Verdict v = (*e)->evaluate_file(problem("scale_add.py"), host_candidate("endless.cpp"));
-  EXPECT_EQ(v.verdict, "timeout") << reasons_text(v);
+  EXPECT_EQ(v.kind, VerdictKind::timeout) << reasons_text(v);
   EXPECT_EQ(v.checks["limit_hit"], "call");
   ASSERT_FALSE(v.reasons.empty());
   EXPECT_NE(v.reasons[0].detail.find("per-call limit"), std::string::npos) << v.reasons[0].detail;
@@ -424,7 +426,7 @@ TEST_F(HostEval, OracleDoesNotSeeCredentials) {
   Verdict v = (*e)->evaluate_file(problem("env_probe.py"), host_candidate("scale_add_honest.cpp"));
   ::unsetenv("KFORGE_TEST_API_KEY");
   ::unsetenv("KFORGE_TEST_AUTH_TOKEN");
-  EXPECT_EQ(v.verdict, "correct") << reasons_text(v);
+  EXPECT_EQ(v.kind, VerdictKind::correct) << reasons_text(v);
 }
 
 TEST_F(HostEval, ARunnerThatIsAWrapperScriptIsTheHarnessFailureNamingTheFix) {
@@ -437,7 +439,7 @@ TEST_F(HostEval, ARunnerThatIsAWrapperScriptIsTheHarnessFailureNamingTheFix) {
   auto e = Evaluator::create(o);
   ASSERT_TRUE(e.ok()) << e.error().message;
   Verdict v = (*e)->evaluate_file(problem("scale_add.py"), host_candidate("scale_add_honest.cpp"));
-  EXPECT_EQ(v.verdict, "harness_error");
+  EXPECT_EQ(v.kind, VerdictKind::harness_error);
   ASSERT_FALSE(v.reasons.empty());
   EXPECT_EQ(v.reasons.front().code, "harness.runner_missing");
   EXPECT_NE(v.reasons.front().detail.find("KFORGE_RUNNER"), std::string::npos) << v.reasons.front().detail;

@@ -111,18 +111,6 @@ TEST(Judge, TolerancesOrderedByPrecision) {
   EXPECT_EQ(tolerance_for("int64").rel_l2, 0);
 }
 
-TEST(Verdict, ExitCodes) {
-  Verdict v;
-  v.verdict = "correct";
-  EXPECT_EQ(v.exit_code(), 0);
-  v.verdict = "incorrect";
-  EXPECT_EQ(v.exit_code(), 1);
-  v.verdict = "harness_error";
-  EXPECT_EQ(v.exit_code(), 3);
-  v.reasons = {{"problem.invalid", "x"}};
-  EXPECT_EQ(v.exit_code(), 2);
-}
-
 TEST(Signature, CDeclaration) {
   Signature s;
   s.problem = "/x/23_Softmax.py";
@@ -180,11 +168,11 @@ TEST(Judge, ARunnerThatDiesBeforeTheCandidateIsLoadedIsTheHarnessFailure) {
   e.stderr_tail = "kforge-runner: No such file or directory";
   Verdict before;
   judge_runner_failure(before, e, /*candidate_loaded=*/false, "start-up", "the start-up limit");
-  EXPECT_EQ(before.verdict, "harness_error");
+  EXPECT_EQ(before.kind, VerdictKind::harness_error);
   EXPECT_TRUE(has(before.reasons, "harness.runner"));
   Verdict after;
   judge_runner_failure(after, e, /*candidate_loaded=*/true, "trial 0", "the per-call limit");
-  EXPECT_EQ(after.verdict, "runtime_error");
+  EXPECT_EQ(after.kind, VerdictKind::runtime_error);
   EXPECT_TRUE(has(after.reasons, "runtime_error.exit"));
 }
 
@@ -200,4 +188,43 @@ TEST(Judge, PrecisionRatioHasAFloorAndABound) {
   EXPECT_EQ(r->code, "incorrect.reduced_precision");
   EXPECT_NE(r->detail.find("15.5x"), std::string::npos) << r->detail;
   EXPECT_TRUE(judge_precision("out", {4e-5, 1e-6}));      // 40x the reference's own
+}
+
+// The one finishing rule: rejected before incorrect before correct, from the reasons of a verdict still correct;
+// a verdict decided where it happened (a runner's failure, a harness error) stays. judged_verdict tells a phase
+// what finalize would make of the verdict without finishing it.
+TEST(Judge, FinishingRuleRanksReasonsAndKeepsDecidedVerdicts) {
+  Verdict v;
+  v.kind = VerdictKind::correct;
+  EXPECT_EQ(judged_verdict(v), VerdictKind::correct);
+  v.reasons.push_back({"incorrect.rel_l2", ""});
+  EXPECT_EQ(judged_verdict(v), VerdictKind::incorrect);
+  v.reasons.push_back({"rejected.below_bandwidth_floor", ""});
+  EXPECT_EQ(judged_verdict(v), VerdictKind::rejected);
+  EXPECT_EQ(v.kind, VerdictKind::correct);  // judged_verdict leaves it as it is
+  finalize(v);
+  EXPECT_EQ(v.kind, VerdictKind::rejected);
+  EXPECT_FALSE(v.correct());
+  finalize(v);  // finishing twice changes nothing
+  EXPECT_EQ(v.kind, VerdictKind::rejected);
+
+  Verdict ok;
+  ok.kind = VerdictKind::correct;
+  finalize(ok);
+  EXPECT_TRUE(ok.correct());
+
+  Verdict timeout;
+  timeout.kind = VerdictKind::timeout;
+  timeout.reasons.push_back({"rejected.vendor_library", ""});
+  EXPECT_EQ(judged_verdict(timeout), VerdictKind::timeout);
+
+  Verdict h;
+  h.kind = VerdictKind::correct;
+  h.reasons.push_back({"rejected.vendor_library", ""});
+  judge_harness_failure(h, {"harness.oracle", "the oracle died"});
+  finalize(h);
+  EXPECT_EQ(h.kind, VerdictKind::harness_error);
+  EXPECT_FALSE(h.correct());
+  ASSERT_EQ(h.reasons.size(), 2u);
+  EXPECT_EQ(h.reasons.back().code, "harness.oracle");
 }

@@ -81,5 +81,32 @@ TEST(EvaluatorPool, EachEvaluatorIsLeasedToOneCallerAtATime) {
   EXPECT_EQ((*pool)->busy_seconds().size(), 2u);
 }
 
+TEST(EvaluatorPool, ForEachJobRunsEveryJobOnceOnOneThreadPerEvaluator) {
+  EvaluatorOptions o;
+  o.backend = Backend::host;
+  auto slots = plan_evaluators(Backend::host, "", 3, {});
+  ASSERT_TRUE(slots.ok());
+  auto pool = EvaluatorPool::create(o, *slots);
+  ASSERT_TRUE(pool.ok()) << pool.error().message;
+  std::vector<std::atomic<int>> runs(50);
+  std::atomic<int> running{0}, most{0};
+  (*pool)->for_each_job(runs.size(), [&](size_t i) {
+    auto lease = (*pool)->acquire();
+    const int now = ++running;
+    for (int m = most.load(); now > m && !most.compare_exchange_weak(m, now);) {
+    }
+    ++runs[i];
+    std::this_thread::yield();
+    --running;
+  });
+  for (const auto& r : runs) EXPECT_EQ(r.load(), 1);
+  EXPECT_LE(most.load(), 3);
+  // Fewer jobs than evaluators, and none at all.
+  std::atomic<int> two{0};
+  (*pool)->for_each_job(2, [&](size_t) { ++two; });
+  EXPECT_EQ(two.load(), 2);
+  (*pool)->for_each_job(0, [&](size_t) { ADD_FAILURE() << "no job to run"; });
+}
+
 }  // namespace
 }  // namespace kf::eval

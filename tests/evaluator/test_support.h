@@ -29,7 +29,7 @@ inline bool has_reason(const Verdict& v, const std::string& code) {
 }
 
 inline std::string reasons_text(const Verdict& v) {
-  std::string s = v.verdict + ":";
+  std::string s = to_string(v.kind) + ":";
   for (const auto& r : v.reasons) s += " [" + r.code + "] " + r.detail + ";";
   return s;
 }

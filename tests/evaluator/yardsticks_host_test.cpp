@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 
 #include "evaluator/evaluator.h"
 #include "test_support.h"
@@ -67,6 +69,32 @@ TEST_F(Yardsticks, MatmulFlopsAndBytes) {
   EXPECT_DOUBLE_EQ(w.bytes, 4.0 * (64 * 32 + 32 * 16 + 64 * 16));
 }
 
+TEST_F(Yardsticks, RooflineCountKeptInTheCacheFolderWithTheSameFigures) {
+  namespace fs = std::filesystem;
+  Work counted = work_of("matmul.py");
+  const fs::path dir = fs::path(options(false).cache_dir) / "roofline";
+  std::vector<fs::path> entries;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.path().extension() == ".json") entries.push_back(e.path());
+  ASSERT_FALSE(entries.empty()) << "no roofline entry in " << dir;
+  // Another evaluator (another oracle process) reads the entry: the same figures.
+  auto fresh = Evaluator::create(options(false));
+  ASSERT_TRUE(fresh.ok()) << fresh.error().message;
+  auto read = (*fresh)->roofline(problem("roofline/matmul.py"));
+  ASSERT_TRUE(read.ok()) << read.error().message;
+  EXPECT_EQ(read->work.to_json(), counted.to_json());
+  // Damaged entries are counted anew, again with the same figures.
+  for (const auto& e : entries) {
+    std::ofstream f(e, std::ios::trunc);
+    f << "{\"material\": 1";
+  }
+  auto again = Evaluator::create(options(false));
+  ASSERT_TRUE(again.ok()) << again.error().message;
+  auto recounted = (*again)->roofline(problem("roofline/matmul.py"));
+  ASSERT_TRUE(recounted.ok()) << recounted.error().message;
+  EXPECT_EQ(recounted->work.to_json(), counted.to_json());
+}
+
 TEST_F(Yardsticks, BatchedMatmulFlopsAndBytes) {
   Work w = work_of("bmm.py");
   EXPECT_DOUBLE_EQ(flops(w, "float32"), 2.0 * 4 * 8 * 16 * 12);
@@ -106,7 +134,7 @@ TEST_F(Yardsticks, HostPeaksAreMeasured) {
 
 TEST_F(Yardsticks, BothBaselinesAndFractionsOfPeakInTheVerdict) {
   Verdict v = eval_->evaluate_file(problem("scale_add.py"), host_candidate("scale_add_honest.cpp"));
-  ASSERT_EQ(v.verdict, "correct") << reasons_text(v);
+  ASSERT_EQ(v.kind, VerdictKind::correct) << reasons_text(v);
   ASSERT_TRUE(v.baselines.count("eager"));
   ASSERT_TRUE(v.baselines.count("compile"));
   const auto& eager = v.baselines.at("eager");
@@ -134,7 +162,7 @@ TEST_F(Yardsticks, BothBaselinesAndFractionsOfPeakInTheVerdict) {
 
   // A second evaluation of the problem finds the compiled reference (and both timings) cached.
   Verdict again = eval_->evaluate_file(problem("scale_add.py"), host_candidate("scale_add_honest.cpp"));
-  ASSERT_EQ(again.verdict, "correct") << reasons_text(again);
+  ASSERT_EQ(again.kind, VerdictKind::correct) << reasons_text(again);
   EXPECT_TRUE(again.baselines.at("compile").compile_cached);
   EXPECT_DOUBLE_EQ(*again.baselines.at("compile").time_ms, *compiled.time_ms);
 }
@@ -147,7 +175,7 @@ TEST_F(Yardsticks, AReferenceTorchCompileCannotCompileIsSaidNotFailed) {
   auto e = Evaluator::create(o);
   ASSERT_TRUE(e.ok()) << e.error().message;
   Verdict v = (*e)->evaluate_file(problem("compile_refuses.py"), host_candidate("relu_honest.cpp"));
-  ASSERT_EQ(v.verdict, "correct") << reasons_text(v);
+  ASSERT_EQ(v.kind, VerdictKind::correct) << reasons_text(v);
   ASSERT_TRUE(v.baselines.count("compile"));
   const auto& c = v.baselines.at("compile");
   EXPECT_FALSE(c.time_ms.has_value());

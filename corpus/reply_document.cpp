@@ -1,0 +1,62 @@
+#include "corpus/reply_document.h"
+
+namespace kf::corpus {
+using json = nlohmann::json;
+namespace {
+
+std::string str(const json& j, const char* key) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+template <typename T>
+T num(const json& j, const char* key, T fallback) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_number() ? it->get<T>() : fallback;
+}
+
+}  // namespace
+
+json ReplyDocument::to_json() const {
+  json j = {{"answer", answer},
+            {"reasoning", reasoning},
+            {"finish_reason", finish_reason},
+            {"model", model},
+            {"usage",
+             {{"input_tokens", usage.input_tokens},
+              {"cached_input_tokens", usage.cached_input_tokens},
+              {"output_tokens", usage.output_tokens},
+              {"reasoning_tokens", usage.reasoning_tokens},
+              {"reasoning_tokens_source", usage.reasoning_tokens_source}}},
+            {"cost_usd", cost_usd},
+            {"attempts", attempts},
+            {"latency_s", latency_s},
+            {"sent_at", sent_at}};
+  if (queue_wait_s) j["queue_wait_s"] = *queue_wait_s;
+  return j;
+}
+
+std::optional<ReplyDocument> ReplyDocument::parse(const std::string& text) {
+  const json doc = json::parse(text, nullptr, false);
+  if (!doc.is_object() || !doc.contains("answer") || !doc["answer"].is_string()) return std::nullopt;
+  ReplyDocument r;
+  r.answer = doc["answer"].get<std::string>();
+  r.reasoning = str(doc, "reasoning");
+  r.finish_reason = str(doc, "finish_reason");
+  r.model = str(doc, "model");
+  const json none = json::object();
+  const json& u = doc.contains("usage") && doc["usage"].is_object() ? doc["usage"] : none;
+  r.usage.input_tokens = num<int64_t>(u, "input_tokens", 0);
+  r.usage.cached_input_tokens = num<int64_t>(u, "cached_input_tokens", 0);
+  r.usage.output_tokens = num<int64_t>(u, "output_tokens", 0);
+  r.usage.reasoning_tokens = num<int64_t>(u, "reasoning_tokens", 0);
+  r.usage.reasoning_tokens_source = str(u, "reasoning_tokens_source");
+  if (r.usage.reasoning_tokens_source.empty()) r.usage.reasoning_tokens_source = "none";
+  r.cost_usd = num<double>(doc, "cost_usd", 0.0);
+  r.attempts = num<int>(doc, "attempts", 1);
+  r.latency_s = num<double>(doc, "latency_s", 0.0);
+  r.sent_at = str(doc, "sent_at");
+  if (doc.contains("queue_wait_s") && doc["queue_wait_s"].is_number()) r.queue_wait_s = doc["queue_wait_s"].get<double>();
+  return r;
+}
+
+}  // namespace kf::corpus
