@@ -227,6 +227,17 @@ void add_agent_commands(CLI::App& app, Registry& registry) {
   reverify->add_option("--compile-jobs", ro->compile_jobs,
                        "Threads that compile sources ahead of the evaluators (default: a quarter of the cores)")
       ->check(CLI::PositiveNumber);
+  reverify->add_option("--levels", ro->levels, "Imported solutions of these KernelBench levels only, e.g. 1,2")
+      ->delimiter(',')
+      ->check(CLI::Range(1, 9));
+  reverify->add_flag("--resume", ro->resume,
+                     "Continue a stopped re-verification: keep the kernels DIR/reverify.journal holds, judge the rest "
+                     "with its seed");
+  reverify->add_flag("--restart", ro->restart, "Discard an unfinished re-verification and start over")
+      ->excludes("--resume");
+  reverify->add_option("--time-limit", ro->time_limit_s,
+                       "Start no kernel after this many seconds; the rest waits for --resume")
+      ->check(CLI::PositiveNumber);
   registry.on_run(reverify, [=] {
     agent::ReverifyOptions o = *ro;
     if (*seed >= 0) o.seed = static_cast<uint64_t>(*seed);

@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <cmath>
+#include <cstring>
 
 namespace kf::agent {
 namespace {
@@ -13,6 +14,7 @@ namespace {
 std::atomic<int> g_signals{0};
 std::atomic<bool> g_sigterm{false};
 double g_deadline_s = 25;
+StopSignals::Notices g_notices{};
 struct sigaction g_old_int {}, g_old_term {}, g_old_alarm {};
 
 void say(const char* text, size_t n) {
@@ -20,6 +22,7 @@ void say(const char* text, size_t n) {
   (void)ignored;
 }
 #define KF_SAY(literal) say(literal, sizeof(literal) - 1)
+void say(const char* text) { say(text, std::strlen(text)); }
 
 void on_signal(int sig) {
   const bool term = sig == SIGTERM;
@@ -29,12 +32,11 @@ void on_signal(int sig) {
     ::_exit(g_sigterm.load() || term ? 143 : 130);
   }
   if (!term) {
-    KF_SAY("\nkforge: interrupt: finishing what is in flight, no new model calls (Ctrl-C again aborts)\n");
+    say(g_notices.interrupt);
     return;
   }
   g_sigterm = true;
-  KF_SAY("\nkforge: SIGTERM: no new model calls; recording the replies that arrived and the evaluations in "
-         "flight before the deadline (a second SIGTERM aborts)\n");
+  say(g_notices.terminate);
   itimerval t{};
   t.it_value.tv_sec = static_cast<time_t>(g_deadline_s);
   t.it_value.tv_usec = static_cast<suseconds_t>((g_deadline_s - std::floor(g_deadline_s)) * 1e6);
@@ -50,7 +52,13 @@ void on_deadline(int) {
 
 }  // namespace
 
-StopSignals::StopSignals(double sigterm_deadline_s) {
+const StopSignals::Notices StopSignals::kCampaign{
+    "\nkforge: interrupt: finishing what is in flight, no new model calls (Ctrl-C again aborts)\n",
+    "\nkforge: SIGTERM: no new model calls; recording the replies that arrived and the evaluations in flight before "
+    "the deadline (a second SIGTERM aborts)\n"};
+
+StopSignals::StopSignals(double sigterm_deadline_s, Notices notices) {
+  g_notices = notices;
   g_signals = 0;
   g_sigterm = false;
   g_deadline_s = sigterm_deadline_s > 0 ? sigterm_deadline_s : 0;

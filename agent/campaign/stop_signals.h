@@ -9,9 +9,16 @@ namespace kf::agent {
 
 class StopSignals {
  public:
+  // What the first Ctrl-C and the first SIGTERM print (static text: it is written from the signal handler).
+  struct Notices {
+    const char* interrupt;
+    const char* terminate;
+  };
+  static const Notices kCampaign;
+
   // Installs the handlers (restored on destruction). `sigterm_deadline_s`: how long after SIGTERM what is
   // in flight may take before kforge aborts.
-  explicit StopSignals(double sigterm_deadline_s);
+  explicit StopSignals(double sigterm_deadline_s, Notices notices = kCampaign);
   ~StopSignals();
   StopSignals(const StopSignals&) = delete;
   StopSignals& operator=(const StopSignals&) = delete;

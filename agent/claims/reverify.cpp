@@ -1,14 +1,19 @@
 #include "agent/claims/reverify.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <map>
 #include <mutex>
 #include <random>
+#include <set>
+#include <tuple>
 #include <vector>
 
 #include "agent/campaign/ahead_compiler.h"
 #include "agent/claims/claim_check.h"
+#include "agent/claims/reverify_journal.h"
+#include "agent/campaign/stop_signals.h"
 #include "agent/campaign/evaluator_pool.h"
 #include "agent/claims/reverify_rule.h"
 #include "core/exit_codes.h"
@@ -174,6 +179,65 @@ Rejudged rejudge_imported(const corpus::Record& r, const std::string& dir, eval:
   return out;
 }
 
+// A kernel judged by an earlier, stopped run of the same journal: its entry as it was written, and what the
+// summary counts derive from it.
+Rejudged from_journal(const corpus::Record& r, ReverifyEntry entry) {
+  Rejudged out;
+  if (!entry.imported) {
+    out.judged = VerifiedSpeedupRule::judge_verdict(r.verdict ? *r.verdict : eval::Verdict::none(), entry.status);
+    out.claimed_interval = entry.claimed_interval;
+  }
+  out.interval = entry.interval;
+  out.result = std::move(entry);
+  return out;
+}
+
+using KernelKey = std::tuple<std::string, std::string, int, int>;
+KernelKey key_of(const corpus::Record& r) { return {r.config, r.problem.name, r.sample, r.turn}; }
+KernelKey key_of(const ReverifyEntry& e) { return {e.config, e.problem.name, e.sample, e.turn}; }
+
+// What DIR/reverify.journal says about this run: a fresh journal, or the one --resume continues (its seed and
+// entries). Refuses to replace an unfinished journal without --resume or --restart, so that no judged kernel is
+// lost by running the same command again.
+struct JournalStart {
+  std::optional<ReverifyJournal::Contents> resumed;
+  uint64_t seed = 0;
+};
+
+Result<JournalStart> open_journal(const ReverifyOptions& o, const std::string& backend) {
+  JournalStart js;
+  js.seed = o.seed ? *o.seed : (static_cast<uint64_t>(std::random_device{}()) << 16) ^ 0x5eed;
+  if (o.restart) return js;
+  auto existing = ReverifyJournal::load(o.dir);
+  if (!existing) {
+    if (!o.resume) return js;  // an unreadable journal is only in the way of a resume
+    return existing.error();
+  }
+  if (!*existing) {
+    if (o.resume) log::info("reverify: " + o.dir + " has no " + kReverifyJournalFile + " to resume; starting afresh");
+    return js;
+  }
+  const ReverifyJournal::Contents& c = **existing;
+  if (!o.resume) {
+    if (c.finished) return js;
+    return make_error("reverify.unfinished",
+                      o.dir + " holds an unfinished re-verification (" + std::to_string(c.entries.size()) +
+                          " kernels judged, seed " + std::to_string(c.header.seed) + ", started " +
+                          c.header.started_at + "): `--resume` judges the rest, `--restart` starts over");
+  }
+  if (c.header.backend != backend)
+    return make_error("reverify.resume_mismatch", "the journal in " + o.dir + " was made on the " + c.header.backend +
+                                                      " backend, not " + backend + ": resume on " + c.header.backend +
+                                                      " or pass --restart");
+  if (o.seed && *o.seed != c.header.seed)
+    return make_error("reverify.resume_mismatch", "the journal in " + o.dir + " uses seed " +
+                                                      std::to_string(c.header.seed) + ", not " +
+                                                      std::to_string(*o.seed) + ": drop --seed or pass --restart");
+  js.seed = c.header.seed;
+  js.resumed = c;
+  return js;
+}
+
 std::string reason_cell(const ReverifyEntry& res) {
   const std::string& hack = res.hack_class;
   const std::string& reason = res.reason;
@@ -194,7 +258,9 @@ int run_reverify(const ReverifyOptions& o) {
   std::string backend_name = o.backend;
   for (const auto& r : corpus->records) {
     if (r.kind == corpus::Kind::imported) {
-      if (o.all || r.claimed_correct()) imported.push_back(&r);
+      const int level = r.imported ? r.imported->level : 0;
+      const bool level_selected = o.levels.empty() || std::find(o.levels.begin(), o.levels.end(), level) != o.levels.end();
+      if ((o.all || r.claimed_correct()) && level_selected) imported.push_back(&r);
       continue;
     }
     if (!r.correct()) continue;
@@ -213,7 +279,12 @@ int run_reverify(const ReverifyOptions& o) {
     log::error(slots.error().message);
     return slots.error().code == "gpu.query" ? kExitHarness : kExitUsage;
   }
-  uint64_t seed = o.seed ? *o.seed : (static_cast<uint64_t>(std::random_device{}()) << 16) ^ 0x5eed;
+  auto journal_start = open_journal(o, backend_name);
+  if (!journal_start) {
+    log::error(journal_start.error().message);
+    return kExitUsage;
+  }
+  const uint64_t seed = journal_start->seed;
   eval::EvaluatorOptions eo;
   eo.backend = *backend;
   eo.python = o.python;
@@ -239,10 +310,38 @@ int run_reverify(const ReverifyOptions& o) {
   for (size_t i = 0; i < total; ++i)
     if (const corpus::Record& r = *record_of(i); r.source)
       sources[i] = fs::absolute(fs::path(o.dir) / r.source->path).string();
+  // Kernels an earlier run of this journal judged are taken from it, provided their problem is the same file.
+  std::vector<std::optional<Rejudged>> done(total);
+  size_t from_journal_count = 0;
+  if (journal_start->resumed) {
+    std::map<KernelKey, const ReverifyEntry*> judged;
+    for (const auto& e : journal_start->resumed->entries) judged[key_of(e)] = &e;
+    for (size_t i = 0; i < total; ++i) {
+      const corpus::Record& r = *record_of(i);
+      auto it = judged.find(key_of(r));
+      if (it == judged.end() || it->second->imported != (r.kind == corpus::Kind::imported)) continue;
+      if (!it->second->problem.file_hash.empty() && it->second->problem.file_hash != r.problem.file_hash) continue;
+      done[i] = from_journal(r, *it->second);
+      sources[i].clear();
+      ++from_journal_count;
+    }
+    log::info("reverify: resuming " + std::string(kReverifyJournalFile) + " (seed " + std::to_string(seed) + "): " +
+              std::to_string(from_journal_count) + " of " + std::to_string(total) + " already judged" +
+              (journal_start->resumed->dropped_lines
+                   ? ", " + std::to_string(journal_start->resumed->dropped_lines) + " damaged line(s) dropped"
+                   : std::string()));
+  }
+  auto journal = journal_start->resumed
+                     ? ReverifyJournal::resume(o.dir, *journal_start->resumed)
+                     : ReverifyJournal::start(o.dir, ReverifyJournalHeader{seed, backend_name, corpus::utc_now_iso()});
+  if (!journal) {
+    log::error(journal.error().message);
+    return kExitHarness;
+  }
   eval::Evaluator& compiler = (*pool)->evaluator(0);
   const int compile_jobs = total < 2 ? 0 : o.compile_jobs > 0 ? o.compile_jobs : AheadCompiler::default_jobs();
   AheadCompiler ahead(std::move(sources), compile_jobs, [&](const std::string& s) { (void)compiler.compile(s); });
-  std::vector<std::optional<Rejudged>> done(total);
+  std::vector<bool> skipped(total, false);  // not judged: the run stopped first (--time-limit, a signal)
   ReverifyDocument doc;
   int holds = 0, failed = 0, claimed_faster = 0, verified = 0;
   std::map<std::string, int> imported_status, imported_classes;
@@ -251,7 +350,8 @@ int run_reverify(const ReverifyOptions& o) {
   const double started = now_s();
   const size_t progress_every = total / 20;  // long runs: a line every 5% of the jobs
   auto print_ready = [&] {  // under mu
-    for (; printed < total && done[printed]; ++printed) {
+    for (; printed < total && (done[printed] || skipped[printed]); ++printed) {
+      if (!done[printed]) continue;
       const auto& d = *done[printed];
       const ReverifyEntry& res = d.result;
       const std::string& status = res.status;
@@ -301,14 +401,33 @@ int run_reverify(const ReverifyOptions& o) {
     std::printf("| config | problem | sample | turn | claimed | claimed spread | now | now spread | status |\n");
     std::printf("|---|---|---|---|---|---|---|---|---|\n");
   }
+  StopSignals signals(25, StopSignals::Notices{
+      "\nkforge: interrupt: no new kernels; finishing and journaling the evaluations in flight (Ctrl-C again aborts)\n",
+      "\nkforge: SIGTERM: no new kernels; journaling the evaluations in flight before the deadline (a second SIGTERM "
+      "aborts)\n"});
+  auto stopping = [&] {
+    return StopSignals::requested() || (o.time_limit_s > 0 && now_s() - started >= o.time_limit_s);
+  };
+  std::optional<Error> journal_error;
   (*pool)->for_each_job(total, [&](size_t i) {
     const corpus::Record& r = *record_of(i);
-    ahead.wait_for(i);
-    Rejudged j = i < kernels.size() ? rejudge(r, o.dir, **pool) : rejudge_imported(r, o.dir, **pool);
+    bool judge = false;
+    {
+      std::lock_guard lock(mu);
+      judge = !done[i] && !stopping() && !journal_error;
+      if (!judge && !done[i]) skipped[i] = true;
+    }
+    if (judge) {
+      ahead.wait_for(i);
+      Rejudged j = i < kernels.size() ? rejudge(r, o.dir, **pool) : rejudge_imported(r, o.dir, **pool);
+      std::lock_guard lock(mu);
+      if (auto st = journal->append(j.result); !st && !journal_error) journal_error = st.error();
+      done[i] = std::move(j);
+    }
     std::lock_guard lock(mu);
-    done[i] = std::move(j);
     print_ready();
   });
+  const size_t not_judged = static_cast<size_t>(std::count(skipped.begin(), skipped.end(), true));
 
   if (kernel_table) {
     std::printf("\n%d of %zu claimed speedups hold within the measured spread; %zu do not.\n", holds, kernels.size(),
@@ -333,6 +452,7 @@ int run_reverify(const ReverifyOptions& o) {
   doc.claimed_faster = claimed_faster;
   doc.verified_speedups = verified;
   doc.recorded_at = corpus::utc_now_iso();
+  if (not_judged > 0) doc.not_judged = not_judged;
   if (!imported.empty())
     doc.imported = ReverifyDocument::ImportedSummary{imported.size(), o.all, imported_status, imported_classes};
   if (auto env = (*pool)->evaluator(0).environment(); env) doc.environment = env->to_json();
@@ -343,6 +463,19 @@ int run_reverify(const ReverifyOptions& o) {
     return kExitHarness;
   }
   log::info("results: " + *written + " (read by `kforge report " + o.dir + "`)");
+  if (journal_error) {
+    log::error("reverify: could not write " + journal->path() + " (" + journal_error->message +
+               "); stopped so that no judgement is lost");
+    return kExitHarness;
+  }
+  if (not_judged > 0) {
+    log::warn("reverify: stopped " + std::string(StopSignals::requested() ? "on a signal" : "at --time-limit") +
+              " with " + std::to_string(not_judged) + " of " + std::to_string(total) +
+              " kernels not judged; `kforge reverify " + o.dir + " --resume` judges them with the same seed");
+    if (StopSignals::requested()) return StopSignals::terminated() ? 143 : 130;
+    return kExitFailure;
+  }
+  if (auto st = journal->finish(); !st) log::warn("reverify: " + st.error().message);
   return failed == 0 ? kExitOk : kExitFailure;
 }
 

@@ -179,6 +179,7 @@ json ReverifyDocument::to_json() const {
               {"recorded_at", recorded_at},
               {"kernels", json::array()}};
   for (const auto& k : kernels) doc["kernels"].push_back(k.to_json());
+  if (not_judged) doc["not_judged"] = *not_judged;
   if (imported)
     doc["imported"] = {{"solutions", imported->solutions},
                        {"all", imported->all},
@@ -214,6 +215,8 @@ Result<ReverifyDocument> ReverifyDocument::parse(const json& doc, const std::str
   d.claimed_faster = integer(doc, "claimed_faster");
   d.verified_speedups = integer(doc, "verified_speedups");
   d.recorded_at = str(doc, "recorded_at");
+  if (auto it = doc.find("not_judged"); it != doc.end() && it->is_number_unsigned())
+    d.not_judged = it->get<size_t>();
   for (const auto& k : doc["kernels"])
     if (auto e = ReverifyEntry::from_json(k)) d.kernels.push_back(std::move(*e));
   if (auto it = doc.find("imported"); it != doc.end() && it->is_object()) {

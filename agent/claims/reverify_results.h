@@ -88,6 +88,9 @@ struct ReverifyDocument {
   std::string backend;
   int holds = 0, not_holding = 0, claimed_faster = 0, verified_speedups = 0;
   std::string recorded_at;
+  // Set when the run stopped before judging every selected kernel (--time-limit, a signal): how many it did not
+  // judge; `kforge reverify DIR --resume` judges them.
+  std::optional<size_t> not_judged;
   std::vector<ReverifyEntry> kernels;
   struct ImportedSummary {
     size_t solutions = 0;

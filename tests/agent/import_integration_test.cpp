@@ -6,7 +6,10 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <map>
+#include <sstream>
+#include <vector>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -110,6 +113,81 @@ TEST_F(ImportIntegration, ImportReverifyReport) {
   EXPECT_NE(log("report.html").find("Imported runs"), std::string::npos);
   ASSERT_EQ(kforge("compare " + quote(corpus()) + " " + quote(corpus()), "compare.md"), 0) << log("compare.md");
   EXPECT_NE(log("compare.md").find("| corpus | toy_run |"), std::string::npos) << log("compare.md");
+}
+
+// A re-verification that stops early loses nothing: its journal keeps every judged solution, a rerun without
+// --resume refuses to throw it away, and --resume judges only the rest, with the journal's seed.
+TEST_F(ImportIntegration, ReverifyResumesFromItsJournalAndJudgesNothingTwice) {
+  ASSERT_EQ(kforge("import " + quote(kFixture + "/runs") + " --out " + quote(corpus()) + " --kernelbench " +
+                       quote(kFixture + "/kernelbench"),
+                   "import.log"),
+            0)
+      << log("import.log");
+  ASSERT_EQ(kforge("reverify " + quote(corpus()) + " --backend host --seed 5", "first.log"), 1) << log("first.log");
+  const auto first = json::parse(kf::testing::slurp(corpus() + "/reverify.json"));
+  ASSERT_EQ(first["kernels"].size(), 7u);
+  EXPECT_FALSE(first.contains("not_judged"));
+
+  // As if killed after three solutions, in the middle of writing the fourth.
+  const std::string journal = corpus() + "/reverify.journal";
+  std::vector<std::string> lines;
+  {
+    std::istringstream in(kf::testing::slurp(journal));
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+  }
+  ASSERT_EQ(lines.size(), 9u);  // header, 7 entries, finished
+  {
+    std::ofstream out(journal, std::ios::trunc);
+    for (size_t i = 0; i < 4; ++i) out << lines[i] << "\n";
+    out << lines[4].substr(0, lines[4].size() / 2);
+  }
+  EXPECT_EQ(kforge("reverify " + quote(corpus()) + " --backend host", "refused.log"), 2) << log("refused.log");
+  EXPECT_NE(log("refused.log").find("--resume"), std::string::npos) << log("refused.log");
+  EXPECT_NE(log("refused.log").find("--restart"), std::string::npos) << log("refused.log");
+  EXPECT_EQ(kforge("reverify " + quote(corpus()) + " --backend host --resume --seed 9", "seed.log"), 2) << log("seed.log");
+
+  ASSERT_EQ(kforge("reverify " + quote(corpus()) + " --backend host --resume", "resumed.log"), 1) << log("resumed.log");
+  EXPECT_NE(log("resumed.log").find("3 of 7 already judged, 1 damaged line(s) dropped"), std::string::npos)
+      << log("resumed.log");
+  const auto resumed = json::parse(kf::testing::slurp(corpus() + "/reverify.json"));
+  EXPECT_EQ(resumed["seed"], 5);
+  ASSERT_EQ(resumed["kernels"].size(), 7u);
+  // The three journaled solutions were taken as they were judged (their measured times included), not judged again,
+  // and the corpus order is kept.
+  for (size_t i = 0; i < 7; ++i) {
+    EXPECT_EQ(resumed["kernels"][i]["problem"], first["kernels"][i]["problem"]) << i;
+    EXPECT_EQ(resumed["kernels"][i]["sample"], first["kernels"][i]["sample"]) << i;
+  }
+  size_t kept = 0;
+  for (size_t i = 1; i < 4; ++i) {
+    const json entry = json::parse(lines[i])["entry"];
+    for (const auto& k : resumed["kernels"])
+      if (k["problem"] == entry["problem"] && k["sample"] == entry["sample"] && k["run"] == entry["run"]) {
+        EXPECT_EQ(k, entry);
+        ++kept;
+      }
+  }
+  EXPECT_EQ(kept, 3u);
+  size_t entries = 0;
+  {
+    std::istringstream in(kf::testing::slurp(journal));
+    for (std::string line; std::getline(in, line);) entries += line.rfind("{\"entry\"", 0) == 0;
+  }
+  EXPECT_EQ(entries, 7u);
+
+  // A time limit stops the run with what it judged kept; --resume finishes it.
+  ASSERT_EQ(kforge("reverify " + quote(corpus()) + " --backend host --restart --time-limit 0.001", "limited.log"), 1)
+      << log("limited.log");
+  const auto limited = json::parse(kf::testing::slurp(corpus() + "/reverify.json"));
+  const size_t not_judged = limited.value("not_judged", size_t{0});
+  EXPECT_EQ(limited["kernels"].size() + not_judged, 7u);
+  if (not_judged > 0) {
+    EXPECT_NE(log("limited.log").find("--resume"), std::string::npos) << log("limited.log");
+  }
+  ASSERT_EQ(kforge("reverify " + quote(corpus()) + " --backend host --resume", "finished.log"), 1) << log("finished.log");
+  const auto finished = json::parse(kf::testing::slurp(corpus() + "/reverify.json"));
+  EXPECT_EQ(finished["kernels"].size(), 7u);
+  EXPECT_FALSE(finished.contains("not_judged"));
 }
 
 }  // namespace
