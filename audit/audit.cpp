@@ -97,9 +97,14 @@ AuditReport run_audit(const AuditRequest& request, const TrivialSource& source,
       }
     }
     if (baseline && !audit.error) {
-      auto timing = baseline(path);
+      auto timing = baseline(path, "eager");
       if (timing.ok()) audit.baseline = timing.value();
       else audit.baseline_error = timing.error();
+      if (request.compile_baseline) {
+        auto compiled = baseline(path, "compile");
+        if (compiled.ok()) audit.compile_baseline = compiled.value();
+        else audit.compile_baseline_error = compiled.error();
+      }
     }
     report.problems.push_back(std::move(audit));
   }

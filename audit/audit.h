@@ -23,6 +23,7 @@ struct AuditRequest {
   int seeds = 3;                        // kforge trials 0 .. seeds-1 (trial 0: the problem's own inputs)
   int kernelbench_trials = 5;           // KernelBench's num_correct_trials (its evaluation scripts' default)
   std::vector<double> tolerances = {1e-2, 1e-4};  // KernelBench allclose atol = rtol
+  bool compile_baseline = false;        // with a baseline source: torch.compile's baseline beside eager's
 };
 
 // How often one check accepted one trivial output over the trials that ran.
@@ -53,6 +54,8 @@ struct ProblemAudit {
   std::optional<Error> error;        // the problem could not be audited (load / reference failure)
   std::optional<eval::BaselineTiming> baseline;  // its eager baseline, when the request asked for it
   std::optional<Error> baseline_error;          // why the baseline could not be timed
+  std::optional<eval::BaselineTiming> compile_baseline;  // torch.compile's, when the request asked for it
+  std::optional<Error> compile_baseline_error;
   // The evaluator that audited it (`--gpus`): {"slot", "gpu_index", "gpu_name", "gpu_uuid"}; null if not set.
   nlohmann::json evaluator;
   bool any_allclose_pass(size_t tolerance_index) const;
@@ -83,8 +86,9 @@ enum class TrialSet { kernelbench, kforge };
 using TrivialSource = std::function<Result<std::vector<eval::TrivialReport>>(
     const std::string& problem_path, TrialSet set, int trial, const std::vector<double>& tolerances)>;
 
-// The eager baseline of one problem (Evaluator::time_baseline).
-using BaselineSource = std::function<Result<eval::BaselineTiming>(const std::string& problem_path)>;
+// One baseline of one problem, "eager" or "compile" (Evaluator::time_baseline).
+using BaselineSource =
+    std::function<Result<eval::BaselineTiming>(const std::string& problem_path, const std::string& which)>;
 
 // Folds one trial's reports into the rows of a problem (rows are matched by output and trivial kind): a
 // KernelBench trial counts for the allclose columns and itself_correct, a kforge trial for the kforge column.
@@ -93,7 +97,8 @@ void accumulate(ProblemAudit& audit, const std::vector<eval::TrivialReport>& rep
 
 // Audits every problem of the request; a problem that fails is recorded with its error and the audit
 // goes on. `progress` (may be empty) is told each problem's name before it runs. With a `baseline`
-// source, each problem that could be audited also gets its eager baseline timed.
+// source, each problem that could be audited also gets its eager baseline timed, and torch.compile's when the
+// request's compile_baseline is set.
 AuditReport run_audit(const AuditRequest& request, const TrivialSource& source,
                       const std::function<void(const std::string&)>& progress,
                       const BaselineSource& baseline = {});

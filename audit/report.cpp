@@ -53,20 +53,50 @@ std::string layout(const std::vector<std::vector<std::string>>& rows) {
   return out.str();
 }
 
-// Eager baselines, when the audit timed them: one line per problem.
+std::string peak_cell(const eval::BaselineTiming& b) { return b.peak ? percent_of_bound(*b.peak) : "-"; }
+
+// One baseline's cells: median, p10-p90, calls, fraction of peak; or its error.
+std::vector<std::string> baseline_cells(const std::optional<eval::BaselineTiming>& b, const std::optional<Error>& error) {
+  if (b)
+    return {format_number(b->median_ms), format_number(b->p10_ms) + "-" + format_number(b->p90_ms),
+            std::to_string(b->calls), peak_cell(*b)};
+  if (error) return {"ERROR: " + error->message, "-", "-", "-"};
+  return {"-", "-", "-", "-"};
+}
+
+// Baselines, when the audit timed them: one line per problem; torch.compile's beside eager's when it was asked
+// for, with how many times faster than eager it is.
 std::string render_baselines(const AuditReport& report) {
+  bool compiled = false;
+  for (const auto& problem : report.problems) compiled |= problem.compile_baseline || problem.compile_baseline_error;
   std::vector<std::vector<std::string>> rows = {{"problem", "eager median (ms)", "p10-p90 (ms)", "calls"}};
+  if (compiled)
+    rows.front() = {"problem", "eager median (ms)", "p10-p90 (ms)", "calls", "eager of peak", "compile median (ms)",
+                    "p10-p90 (ms)", "calls", "compile of peak", "eager / compile"};
   for (const auto& problem : report.problems) {
-    if (problem.baseline) {
-      const auto& b = *problem.baseline;
-      rows.push_back({problem.name, format_number(b.median_ms),
-                      format_number(b.p10_ms) + "-" + format_number(b.p90_ms), std::to_string(b.calls)});
-    } else if (problem.baseline_error) {
-      rows.push_back({problem.name, "ERROR: " + problem.baseline_error->message, "-", "-"});
+    if (!problem.baseline && !problem.baseline_error) continue;
+    std::vector<std::string> row{problem.name};
+    auto eager = baseline_cells(problem.baseline, problem.baseline_error);
+    row.insert(row.end(), eager.begin(), eager.end() - (compiled ? 0 : 1));
+    if (compiled) {
+      auto compile = baseline_cells(problem.compile_baseline, problem.compile_baseline_error);
+      row.insert(row.end(), compile.begin(), compile.end());
+      const bool both = problem.baseline && problem.compile_baseline && problem.compile_baseline->median_ms > 0;
+      row.push_back(both ? format_number(problem.baseline->median_ms / problem.compile_baseline->median_ms) + "x"
+                         : "-");
     }
+    rows.push_back(std::move(row));
   }
   if (rows.size() == 1) return {};
-  return "\nEager PyTorch baselines (timed as `kforge eval` times them):\n" + layout(rows);
+  return std::string(compiled ? "\nPyTorch baselines, eager and torch.compile" : "\nEager PyTorch baselines") +
+         " (timed as `kforge eval` times them):\n" + layout(rows);
+}
+
+nlohmann::json baseline_json(const eval::BaselineTiming& b) {
+  nlohmann::json j = {{"median", b.median_ms}, {"p10", b.p10_ms}, {"p90", b.p90_ms}, {"calls", b.calls}};
+  if (b.compile_s > 0) j["compile_s"] = b.compile_s;
+  if (b.peak) j["peak"] = b.peak->to_json();
+  return j;
 }
 
 }  // namespace
@@ -213,14 +243,10 @@ nlohmann::json to_json(const AuditReport& report) {
       p["fooled"] = fooled;
       p["degenerate"] = degenerate;
     }
-    if (problem.baseline) {
-      p["eager_ms"] = {{"median", problem.baseline->median_ms},
-                       {"p10", problem.baseline->p10_ms},
-                       {"p90", problem.baseline->p90_ms},
-                       {"calls", problem.baseline->calls}};
-    } else if (problem.baseline_error) {
-      p["eager_ms"] = {{"error", problem.baseline_error->message}};
-    }
+    if (problem.baseline) p["eager_ms"] = baseline_json(*problem.baseline);
+    else if (problem.baseline_error) p["eager_ms"] = {{"error", problem.baseline_error->message}};
+    if (problem.compile_baseline) p["compile_ms"] = baseline_json(*problem.compile_baseline);
+    else if (problem.compile_baseline_error) p["compile_ms"] = {{"error", problem.compile_baseline_error->message}};
     problems.push_back(p);
   }
   const auto t = totals(report);

@@ -29,6 +29,7 @@ struct AuditOptions {
   std::string json_file;
   bool strict = false;
   bool baseline = false;
+  bool compile_baseline = false;
   std::string gpus;    // --gpus: one evaluator per listed GPU ("" / all: every visible GPU)
   int evaluators = 0;  // --evaluators N on the host backend
 };
@@ -79,7 +80,8 @@ int run_audit_command(const AuditOptions& o) {
   options.backend = *backend;
   options.python = o.python;
   options.precision = o.precision;
-  options.measure_baseline = o.baseline;
+  const bool baseline = o.baseline || o.compile_baseline;
+  options.measure_baseline = baseline;
   options.time_candidate = false;
   auto pool = eval::EvaluatorPool::create(options, *slots);
   if (!pool) {
@@ -94,6 +96,7 @@ int run_audit_command(const AuditOptions& o) {
   request.seeds = o.seeds;
   request.kernelbench_trials = o.kernelbench_trials;
   request.tolerances = o.tolerances;
+  request.compile_baseline = o.compile_baseline;
   const size_t count = request.problems.size();
   audit::AuditReport report;
   report.tolerances = request.tolerances;
@@ -120,7 +123,9 @@ int run_audit_command(const AuditOptions& o) {
           log::info("audit " + std::to_string(++started) + "/" + std::to_string(count) + ": " + name +
                     ((*pool)->size() > 1 ? " (" + eval::describe(lease.slot()) + ")" : ""));
         },
-        o.baseline ? audit::BaselineSource([&ev](const std::string& path) { return ev.time_baseline(path); })
+        baseline ? audit::BaselineSource([&ev](const std::string& path, const std::string& which) {
+          return ev.time_baseline(path, which);
+        })
                    : audit::BaselineSource{});
     std::lock_guard lock(mu);
     part.problems.front().evaluator = slot_json(lease.slot());
@@ -186,6 +191,9 @@ void add_audit_commands(CLI::App& app, Registry& registry) {
                 "Exit 1 when kforge's verifier admits a trivial output on some problem");
   cmd->add_flag("--baseline", options->baseline,
                 "Also time each problem's PyTorch eager baseline, as `kforge eval` does");
+  cmd->add_flag("--compile-baseline", options->compile_baseline,
+                "Also time torch.compile's baseline (default mode) beside eager's, with both fractions of peak "
+                "(implies --baseline)");
   cmd->add_option("--gpus", options->gpus,
                   "GPUs to audit on, one evaluator each: all (default on cuda) or a list, e.g. 0,1 or 0,0");
   cmd->add_option("--evaluators", options->evaluators, "Evaluators on the host backend (default 1)")

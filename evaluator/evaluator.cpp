@@ -237,21 +237,37 @@ Result<Roofline> Evaluator::roofline(const std::string& problem_path) {
   return impl_->problem_roofline(seeds);
 }
 
-Result<BaselineTiming> Evaluator::time_baseline(const std::string& problem_path) {
+Result<BaselineTiming> Evaluator::time_baseline(const std::string& problem_path, const std::string& which) {
+  if (which != "eager" && which != "compile")
+    return make_error("baseline.kind", "unknown baseline '" + which + "' (eager or compile)");
   std::lock_guard lock(impl_->eval_mutex);
   auto l = impl_->load(problem_path);
   if (!l.ok()) return l.error();
   auto p = impl_->plan();
   if (!p.ok()) return p.error();
-  auto r = impl_->baseline(*p);
-  if (!r.ok()) return r.error();
   BaselineTiming t;
+  if (which == "compile") {
+    bool cached = false;
+    auto c = impl_->compile_reference(*p, &cached);
+    if (!c.ok()) return c.error();
+    if (!c->value("compiled", false))
+      return make_error("baseline.compile", "torch.compile could not compile the reference: " +
+                                                c->value("error", std::string("no reason given")));
+    t.compile_s = c->value("compile_s", 0.0);
+  }
+  auto r = impl_->baseline(*p, false, which);
+  if (!r.ok()) return r.error();
   t.median_ms = r->value("median_ms", 0.0);
   t.p10_ms = r->value("p10_ms", 0.0);
   t.p90_ms = r->value("p90_ms", 0.0);
   t.calls = r->value("calls", 0);
   t.rounds = r->value("rounds", 0);
   t.noise = r->value("noise", 0.0);
+  nlohmann::json seeds = nlohmann::json::array();
+  for (int k = 0; k < impl_->opt.trials; ++k) seeds.push_back(impl_->opt.seed.value_or(kAuditSeed) + static_cast<uint64_t>(k));
+  if (!impl_->opt.roofline) return t;
+  if (auto rl = impl_->problem_roofline(seeds); rl.ok() && rl->error.empty())
+    t.peak = fraction_of_peak(rl->work, rl->peaks, t.median_ms, impl_->opt.allow_reduced_precision);
   return t;
 }
 

@@ -147,6 +147,10 @@ struct BaselineTiming {
   int calls = 0;
   int rounds = 0;
   double noise = 0;      // relative standard error of the median
+  double compile_s = 0;  // torch.compile: how long compiling the model took (outside every timed round)
+  // The median against the roofline (docs/evaluator.md, "Yardsticks"); absent when the problem's work or the
+  // device's roofs are unknown.
+  std::optional<PeakFraction> peak;
 };
 
 class Evaluator {
@@ -178,8 +182,9 @@ class Evaluator {
   // device's peaks (docs/evaluator.md, "Yardsticks").
   Result<Roofline> roofline(const std::string& problem_path);
 
-  // The eager baseline alone (no candidate), with the options' timing settings.
-  Result<BaselineTiming> time_baseline(const std::string& problem_path);
+  // One baseline alone (no candidate), with the options' timing settings: "eager", or "compile"
+  // (torch.compile in the options' compile mode, compiled before its first timed round, as for a candidate).
+  Result<BaselineTiming> time_baseline(const std::string& problem_path, const std::string& which = "eager");
 
   const EvaluatorOptions& options() const;
 

@@ -3,6 +3,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "test_process.h"
@@ -134,6 +136,28 @@ TEST_F(AuditIntegration, BaselineIsTimedOnRequest) {
                                          quote(source("tests/audit/problems/2_relu.py"))) +
                                    " 2>/dev/null");
   EXPECT_FALSE(nlohmann::json::parse(without.out)["problems"][0].contains("eager_ms"));
+}
+
+TEST_F(AuditIntegration, CompileBaselineIsTimedBesideEagerWithFractionsOfPeak) {
+  // One run (torch.compile on the CPU takes a while): the table on stdout, the JSON into a file.
+  const std::string json_file = (std::filesystem::path(::testing::TempDir()) / "compile-baseline.json").string();
+  const auto table = run_command(audit("--seeds 1 --kernelbench-trials 1 --compile-baseline --json-file " +
+                                       quote(json_file) + " --problems " +
+                                       quote(source("tests/audit/problems/2_relu.py"))) +
+                                 " 2>/dev/null");
+  ASSERT_EQ(table.exit_code, 0) << table.out;
+  EXPECT_NE(table.out.find("eager and torch.compile"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("eager / compile"), std::string::npos) << table.out;
+  std::ifstream in(json_file);
+  const auto problem = nlohmann::json::parse(in)["problems"][0];
+  for (const char* which : {"eager_ms", "compile_ms"}) {
+    const auto& b = problem[which];
+    ASSERT_TRUE(b.is_object() && b.contains("median")) << which << ": " << problem.dump();
+    EXPECT_GT(b["median"].get<double>(), 0.0) << which;
+    ASSERT_TRUE(b.contains("peak")) << which << ": " << problem.dump();
+    EXPECT_GT(b["peak"]["fraction"].get<double>(), 0.0) << which;
+    EXPECT_EQ(b["peak"]["time_ms"].get<double>(), b["median"].get<double>()) << which;
+  }
 }
 
 TEST_F(AuditIntegration, BrokenProblemIsNamed) {
