@@ -3,8 +3,9 @@
 # line per step in OUTDIR/summary.txt (printed last).
 #
 # Usage: scripts/gpu-acceptance.sh OUTDIR [STEP...]
-#   STEP: env | selftest | tests | eval | medians | latency | campaign | overhead | audit-dlrm | level1:FIRST-LAST
-#         | compare-builds | kernelbench-allclose | kernelbench-solutions | evaluators | reverify-report
+#   STEP: env | selftest | tests | eval | medians | yardsticks | latency | campaign | overhead | audit-dlrm
+#         | level1:FIRST-LAST | compare-builds | kernelbench-allclose | kernelbench-solutions | evaluators
+#         | reverify-report | releases
 #   Without STEP: env selftest tests eval medians latency campaign overhead audit-dlrm (level1:1-100 is the
 #   level-1 audit, also scripts/gpu-audit.sh; the last five are the longer checks of scripts/gpu/, below).
 #   selftest: `kforge selftest --backend cuda` (more arguments in KFORGE_SELFTEST_ARGS, e.g. "--skip
@@ -13,13 +14,18 @@
 #   it compiles for the architecture nvidia-smi reports, a failed probe shows as harness.gpu_arch).
 #   medians: KFORGE_MEDIAN_EVALS (default 5) evaluations of each honest candidate of tests/evaluator/cuda on
 #   level-1 problems 1, 19, 23, 40, 50 and 95, both baselines timed: candidate, eager and torch.compile
-#   medians with their spreads, and each one's fraction of the roofline (docs/evaluator.md, "Yardsticks").
+#   medians with their spreads, and each one's fraction of the roofline (docs/evaluator.md, "Yardsticks"); the
+#   first evaluation of each problem starts with an empty compile cache, so the step also prints cold and warm
+#   walls and the median seconds per evaluation phase. yardsticks: eager and torch.compile baselines of level-1
+#   problems 1-20 (KFORGE_YARDSTICK_PROBLEMS, default "1-20") with their fractions of peak (`kforge audit
+#   --compile-baseline`).
 #   The checks of scripts/gpu/NAME.sh run as step NAME into OUTDIR/NAME/, their own steps after a colon joined
 #   by '+' (e.g. kernelbench-solutions:reverify+triton, kernelbench-allclose:level1:1-10); each file's first
 #   lines say what it checks: compare-builds (timing against an older build, KFORGE_OLD_BIN_DIR),
 #   kernelbench-allclose (KernelBench's allclose in the audit, levels 1-3), kernelbench-solutions (imported
 #   KernelBench-layout solutions, reverify, Triton, KernelBench's examples), evaluators (several evaluators on
-#   one GPU), reverify-report (the demo campaign re-verified and reported in every format).
+#   one GPU), reverify-report (the demo campaign re-verified and reported in every format), releases (the
+#   published releases re-verified, resumably: releases:cuda-l1-h100+leaderboard+technoabsurdist).
 # Programs are looked up in $KFORGE_BIN_DIR (for example a bundle's bin/), then in the build folder
 # $KFORGE_BUILD_DIR (default build) and its tests/ and bench/ subfolders.
 # Environment: KFORGE_RUNNER (default: found like the programs), KFORGE_PYTHON (python3 with torch,
@@ -31,18 +37,19 @@ self=$(realpath "${BASH_SOURCE[0]}")
 inner=""
 if [ "${1:-}" = "--step" ]; then inner=$2; shift 2; fi
 if [ $# -lt 1 ]; then
-  sed -n '2,27p' "$self" >&2
+  sed -n '2,32p' "$self" >&2
   exit 2
 fi
 steps=("${@:2}")
 [ ${#steps[@]} -eq 0 ] && steps=(env selftest tests eval medians latency campaign overhead audit-dlrm)
 for step in "${steps[@]}"; do
   case "$step" in
-    env | selftest | tests | eval | medians | latency | campaign | overhead | audit-dlrm | level1:*-*) ;;
+    env | selftest | tests | eval | medians | yardsticks | latency | campaign | overhead | audit-dlrm | level1:*-*) ;;
     compare-builds | compare-builds:* | kernelbench-allclose | kernelbench-allclose:* | kernelbench-solutions \
-      | kernelbench-solutions:* | evaluators | reverify-report) ;;
-    *) echo "unknown step '$step' (env, selftest, tests, eval, medians, latency, campaign, overhead, audit-dlrm," \
-         "level1:A-B, compare-builds, kernelbench-allclose, kernelbench-solutions, evaluators, reverify-report)" >&2
+      | kernelbench-solutions:* | evaluators | reverify-report | releases:*) ;;
+    *) echo "unknown step '$step' (env, selftest, tests, eval, medians, yardsticks, latency, campaign, overhead," \
+         "audit-dlrm, level1:A-B, compare-builds, kernelbench-allclose, kernelbench-solutions, evaluators," \
+         "reverify-report, releases:RELEASE+...)" >&2
        exit 2 ;;
   esac
 done
@@ -57,7 +64,7 @@ export PYTHONUNBUFFERED=1
 build=${KFORGE_BUILD_DIR:-build}
 step_timeout() {  # NAME: the seconds step NAME may take
   case "$1" in
-    compare-builds* | kernelbench-* | evaluators | reverify-report) echo "${KFORGE_STEP_TIMEOUT:-600}" ;;
+    compare-builds* | kernelbench-* | evaluators | reverify-report | releases*) echo "${KFORGE_STEP_TIMEOUT:-600}" ;;
     *) echo "${KFORGE_STEP_TIMEOUT:-300}" ;;
   esac
 }
@@ -169,8 +176,10 @@ step_medians() {
     num=${pair%%:*}
     prob=$(ls "$KFORGE_KERNELBENCH_LEVEL1"/"${num}"_*.py | head -1)
     for i in $(seq 1 "$n"); do
+      local t0=$EPOCHREALTIME
       "$kforge" eval --backend cuda --compile-baseline on --json --problem "$prob" \
-        --candidate "tests/evaluator/cuda/${pair#*:}" --cache-dir "$out/medians/cache" >"$out/medians/$num-$i.json"
+        --candidate "tests/evaluator/cuda/${pair#*:}" --cache-dir "$out/medians/cache-$num" >"$out/medians/$num-$i.json"
+      echo "$t0 $EPOCHREALTIME" >"$out/medians/$num-$i.wall"
     done
   done
   "$KFORGE_PYTHON" - "$out/medians" <<'PY'
@@ -199,7 +208,44 @@ for num, vs in sorted(rows.items()):
           f"{med(eager)} ({spread(eager)}) | {med(comp)} ({spread(comp)}) | "
           f"{frac([v.get('peak') for v in vs])} / {frac([b(v, 'eager').get('peak') for v in vs])} / "
           f"{frac([b(v, 'compile').get('peak') for v in vs])} |")
+def wall(num, i):
+    try:
+        t0, t1 = map(float, open(os.path.join(sys.argv[1], f"{num}-{i}.wall")).read().split())
+        return t1 - t0
+    except (OSError, ValueError):
+        return None
+print()
+print("Cold (empty compile cache) and warm `kforge eval` per problem, and the median seconds of each phase of the warm ones:")
+print("| problem | cold wall s | warm wall s (median) | compile s cold / warm | phases of the warm evaluations (s) |")
+print("| --- | --- | --- | --- | --- |")
+for num, vs in sorted(rows.items()):
+    n = len(vs)
+    warm = [w for w in (wall(num, i) for i in range(2, n + 1)) if w is not None]
+    phases = {}
+    for v in vs[1:]:
+        for k, x in ((v.get("checks") or {}).get("phases_s") or {}).items():
+            if isinstance(x, (int, float)):
+                phases.setdefault(k, []).append(x)
+    ph = ", ".join(f"{k} {statistics.median(x):.2f}" for k, x in phases.items())
+    cold = wall(num, 1)
+    print(f"| {num} | {cold:.2f} | {statistics.median(warm) if warm else float('nan'):.2f} | "
+          f"{vs[0].get('compile_s') or 0:.2f} / {statistics.median([v.get('compile_s') or 0 for v in vs[1:]]) if n > 1 else float('nan'):.2f} | {ph} |"
+          if cold is not None else f"| {num} | - | - | - | {ph} |")
 PY
+}
+
+# The yardsticks without a candidate: eager and torch.compile baselines of level-1 problems (default 1-20), timed
+# as `kforge eval` times them, with both fractions of peak.
+step_yardsticks() {
+  local range=${KFORGE_YARDSTICK_PROBLEMS:-1-20} files=() no
+  for no in $(seq "${range%-*}" "${range#*-}"); do
+    files+=("$(ls "$KFORGE_KERNELBENCH_LEVEL1"/"${no}"_*.py | head -1)")
+  done
+  "$kforge" audit --backend cuda --compile-baseline --seeds 1 --kernelbench-trials 1 --python "$KFORGE_PYTHON" \
+    --json-file "$out/yardsticks.json" --problems "${files[@]}" >"$out/yardsticks-audit.txt"
+  local rc=$?
+  sed -n '/PyTorch baselines/,$p' "$out/yardsticks-audit.txt"
+  return $rc
 }
 
 step_campaign() {
@@ -230,6 +276,7 @@ run_body() {
     tests) step_tests ;;
     eval) step_eval ;;
     medians) step_medians ;;
+    yardsticks) step_yardsticks ;;
     latency)
       bench/eval_latency.sh --kforge "$kforge" --level1 "$KFORGE_KERNELBENCH_LEVEL1" --out "$out/latency.json" ;;
     campaign) step_campaign ;;
@@ -240,7 +287,7 @@ run_body() {
     level1:*-*)
       KFORGE_BUILD_DIR=$(dirname "$kforge") scripts/gpu-audit.sh "$out" "$KFORGE_KERNELBENCH_LEVEL1" "$1" ;;
     compare-builds | compare-builds:* | kernelbench-allclose | kernelbench-allclose:* | kernelbench-solutions \
-      | kernelbench-solutions:* | evaluators | reverify-report) step_subject "$1" ;;
+      | kernelbench-solutions:* | evaluators | reverify-report | releases:*) step_subject "$1" ;;
     *) echo "unknown step '$1'" >&2; return 2 ;;
   esac
 }
