@@ -483,6 +483,8 @@ class File:
         for node in ast.walk(self.tree):
             if isinstance(node, ast.Attribute) and node.attr == "training" and isinstance(node.ctx, ast.Store):
                 return False
+            if isinstance(node, ast.Constant) and node.value in ("eval", "train", "training"):
+                return False  # getattr(self, "eval")()
             if isinstance(node, ast.Call):
                 if isinstance(node.func, ast.Attribute) and node.func.attr in ("eval", "train"):
                     return False

@@ -339,18 +339,20 @@ class ModelNew(nn.Module):
   ASSERT_EQ(codes(r), kFallback) << eval_only.dump();
   EXPECT_NE(r[0].detail.find("self.training"), std::string::npos) << r[0].detail;
   // A file that switches modes itself makes `self.training` unknown: both branches may run.
-  auto switched = solution(R"(
+  for (const std::string how : {"self.eval()", "getattr(self, 'eval')()", "self.training = False"}) {
+    auto switched = solution(R"(
 class ModelNew(nn.Module):
     def __init__(self):
         super().__init__()
-        self.eval()
+        )" + how + R"(
 
     def forward(self, x):
         if not self.training:
             return ext.relu_k(x)
         return torch.relu(x)
 )");
-  EXPECT_EQ(judged(switched, reference(kReluProblem), *env_), kAccepted) << switched.dump();
+    EXPECT_EQ(judged(switched, reference(kReluProblem), *env_), kAccepted) << how << switched.dump();
+  }
   // A forward that raises on the measured path is left to fail when it runs.
   auto raises = solution(R"(
 class ModelNew(nn.Module):
