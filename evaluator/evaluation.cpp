@@ -102,8 +102,8 @@ bool Evaluator::Impl::no_custom_kernel(EvaluationSession& s, const RunnerEnd& e,
   return true;
 }
 
-Result<std::vector<std::string>> Evaluator::Impl::problem_reference_ops(const std::string& problem) {
-  if (auto it = reference_ops.find(problem_key); it != reference_ops.end()) return it->second;
+Result<kernelbench::ReferenceWork> Evaluator::Impl::problem_reference_work(const std::string& problem) {
+  if (auto it = reference_work.find(problem_key); it != reference_work.end()) return it->second;
   auto* sc = get_solution_compiler();
   if (!sc) return make_error("harness.gpu_arch", compiler_setup_error);
   auto env = sc->python_env();
@@ -112,11 +112,7 @@ Result<std::vector<std::string>> Evaluator::Impl::problem_reference_ops(const st
   if (!text.ok()) return text.error();
   auto found = kernelbench::run_static_check(*env, "problem", *text);
   if (!found.ok()) return found.error();
-  std::vector<std::string> ops;
-  for (const auto& op : found->value("reference_ops", nlohmann::json::array()))
-    if (op.is_string()) ops.push_back(op.get<std::string>());
-  reference_ops[problem_key] = ops;
-  return ops;
+  return reference_work[problem_key] = kernelbench::ReferenceWork::from_findings(*found);
 }
 
 }  // namespace kf::eval

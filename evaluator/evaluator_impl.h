@@ -21,6 +21,7 @@
 #include "evaluator/device_check.h"
 #include "evaluator/evaluator.h"
 #include "evaluator/kernelbench/solution_compiler.h"
+#include "evaluator/kernelbench/static_check.h"
 #include "evaluator/oracle_client.h"
 #include "evaluator/runner_session.h"
 #include "evaluator/timing_policy.h"
@@ -107,7 +108,7 @@ struct Evaluator::Impl {
   using Plan = TimingPlan;
   std::map<std::string, Plan> plans;
   std::map<std::string, nlohmann::json> baselines;
-  std::map<std::string, std::vector<std::string>> reference_ops;  // per problem_key: the torch-fallback rule's
+  std::map<std::string, kernelbench::ReferenceWork> reference_work;  // per problem_key: the torch-fallback rule's
   std::string problem_key;
   std::mt19937_64 rng{std::random_device{}()};  // the trusted side's choices; never sent to the runner
   // The first trial's seed of one evaluation: --seed, else 48 bits from the OS's entropy (exact in any JSON
@@ -208,9 +209,9 @@ struct Evaluator::Impl {
     return ask({{"op", "load"}, {"path", std::filesystem::absolute(problem).string()}, {"precision", opt.precision},
                 {"backend", to_string(opt.backend)}, {"export_state", !kb}});
   }
-  // The compute operators of the loaded problem's reference (static check of its file), for the
-  // torch-fallback rule of kernelbench candidates.
-  Result<std::vector<std::string>> problem_reference_ops(const std::string& problem);
+  // The work of the loaded problem's reference (static check of its file), for the torch-fallback rule of
+  // kernelbench candidates.
+  Result<kernelbench::ReferenceWork> problem_reference_work(const std::string& problem);
 
   // What starts one evaluation's runner: its command, environment, confinement and job file.
   struct RunnerLaunch {

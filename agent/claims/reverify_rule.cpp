@@ -34,6 +34,10 @@ std::optional<SpeedupFigure> speedup_figure(const eval::Verdict& v) {
   return SpeedupFigure{*v.speedup, speedup_interval(v)};
 }
 
+bool partial_replacement(const eval::Verdict& v) {
+  return std::find(v.flags.begin(), v.flags.end(), "torch_compute_in_forward") != v.flags.end();
+}
+
 std::string reverify_status(const eval::Verdict& claimed, const eval::Verdict& now) {
   if (!now.correct()) return "now_incorrect";
   auto c = speedup_figure(claimed), n = speedup_figure(now);
@@ -48,6 +52,7 @@ const char* to_string(SpeedupCheck c) {
     case SpeedupCheck::no_spread: return "no_spread";
     case SpeedupCheck::within_spread: return "within_spread";
     case SpeedupCheck::not_held: return "not_held";
+    case SpeedupCheck::partial: return "partial_replacement";
     case SpeedupCheck::in_process: return "in_process_attribution";
     case SpeedupCheck::verified: return "verified";
   }
@@ -71,7 +76,9 @@ SpeedupJudgement VerifiedSpeedupRule::judge_verdict(const eval::Verdict& verdict
   else if (!j.interval) j.check = SpeedupCheck::no_spread;
   else if (!(j.interval->low > 1.0)) j.check = SpeedupCheck::within_spread;
   else if (status && *status != "holds") j.check = SpeedupCheck::not_held;
-  // A KernelBench solution whose kernels' share of the work only its own process reported.
+  // A KernelBench solution whose kernels do part of the work (PyTorch the rest), or whose kernels' share of the
+  // work only its own process reported.
+  else if (partial_replacement(verdict)) j.check = SpeedupCheck::partial;
   else if (verdict.attribution() == "in_process") j.check = SpeedupCheck::in_process;
   else j.check = SpeedupCheck::verified;
   return j;

@@ -31,6 +31,10 @@ bool speedup_supported(const SpeedupFigure& claimed, const SpeedupFigure& measur
 // A verdict's speedup with its interval; nullopt when the verdict has no speedup.
 std::optional<SpeedupFigure> speedup_figure(const eval::Verdict& verdict);
 
+// Whether a KernelBench solution's kernels replace only part of the reference's work, PyTorch doing the rest
+// (the verdict's flag torch_compute_in_forward, with checks.static.coverage; docs/candidates.md).
+bool partial_replacement(const eval::Verdict& verdict);
+
 // Does a re-measurement support a claim? "holds" when still correct and the claimed speedup is supported
 // (speedup_supported; a claim or measurement without a speedup: correctness alone); else "not_reproduced"
 // or "now_incorrect".
@@ -44,6 +48,8 @@ enum class SpeedupCheck {
   no_spread,      // faster, but the verdict has no timing spread to compute an interval from
   within_spread,  // faster, but the interval's lower end is <= 1.0
   not_held,       // interval above 1.0, but reverify did not find the claim holding
+  partial,        // interval above 1.0, but PyTorch does part of the reference's work beside the solution's kernels
+                  // (partial replacement, which KernelBench allows): the speedup is not its kernels' alone
   in_process,     // interval above 1.0, but only the solution's own process says its kernels did the work
   verified,       // interval above 1.0 and (no reverify result, or reverify says "holds")
 };

@@ -73,6 +73,7 @@ std::string marks_text(const ImportedSolution& s) {
     m.push_back("reference_differs" +
                 (s.claimed_reference_status.empty() ? "" : " (own reference: " + s.claimed_reference_status + ")"));
   if (s.hardware_differs) m.push_back("hardware_differs");
+  if (s.partial) m.push_back("partial replacement");
   if (!s.claim.task_quality.empty()) m.push_back(s.claim.task_quality + " problem");
   if (!s.kinds.empty() && std::find(s.kinds.begin(), s.kinds.end(), "no_own_kernel") != s.kinds.end())
     m.push_back("no own kernel");
@@ -257,6 +258,7 @@ ImportReport summarize_imports(const corpus::Corpus& corpus, const std::optional
       if (e->claimed_reference) s.claimed_reference_status = e->claimed_reference->status;
       if (e->verdict) {
         s.verdict = eval::to_string(e->verdict->kind);
+        s.partial = partial_replacement(*e->verdict);
         if (auto f = speedup_figure(*e->verdict)) {
           s.speedup = f->value;
           s.interval = f->interval;
@@ -281,6 +283,7 @@ ImportReport summarize_imports(const corpus::Corpus& corpus, const std::optional
     if (s.rejudged) {
       ++run.rejudged;
       ++run.by_status[s.status];
+      if (s.status == "holds" && s.partial) ++run.holds_partial;
       if (s.status == "rejected") ++run.rejected_by_class[s.hack_class.empty() ? "other" : s.hack_class];
     }
     out.solutions.push_back(std::move(s));
@@ -312,7 +315,9 @@ std::vector<ReportTable> import_tables(const ImportReport& r) {
     for (const std::string& cell :
          {s.run, levels_text(s.levels), std::to_string(s.solutions), std::to_string(s.claimed_compiled),
           std::to_string(s.claimed_correct), std::to_string(s.claimed_faster), std::to_string(s.rejudged),
-          std::to_string(s.count("holds")), std::to_string(s.count("not_reproduced")),
+          std::to_string(s.count("holds")) +
+              (s.holds_partial ? " (" + std::to_string(s.holds_partial) + " partial replacement)" : ""),
+          std::to_string(s.count("not_reproduced")),
           std::to_string(s.count("now_correct")), std::to_string(s.count("now_incorrect")),
           by_class_text(s.count("rejected"), s.rejected_by_class), std::to_string(s.count("fails")),
           std::to_string(s.not_judged())})
@@ -374,6 +379,7 @@ json import_json(const ImportReport& r) {
               {"rejected_by_class", s.rejected_by_class}};
     for (const auto& st : claim_statuses()) j[st] = s.count(st);
     j["not_judged"] = s.not_judged();
+    j["holds_partial_replacement"] = s.holds_partial;
     j["format"] = s.format;
     j["model"] = s.model;
     j["hardware"] = s.hardware;
@@ -399,6 +405,7 @@ json import_json(const ImportReport& r) {
               {"reference_summary", s.claim.reference ? s.claim.reference->summary : ""},
               {"claimed_reference_status", s.claimed_reference_status},
               {"hardware_differs", s.hardware_differs},
+              {"partial_replacement", s.partial},
               {"task_quality", s.claim.task_quality},
               {"reverified", s.rejudged},
               {"status", s.rejudged ? json(s.status) : json(nullptr)},

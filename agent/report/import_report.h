@@ -34,6 +34,7 @@ struct ImportedSolution {
   std::vector<std::string> kinds;     // what it is (agent/claims/solution_kinds.h)
   bool hardware_differs = false;      // reverify ran on another GPU model than the claim names
   std::string claimed_reference_status;  // reverify's status against the claim's own reference ("" none)
+  bool partial = false;  // reverify's verdict: its kernels replace part of the reference's work (partial_replacement)
 };
 
 struct ImportedRunSummary {
@@ -44,6 +45,7 @@ struct ImportedRunSummary {
   int claimed_compiled = 0, claimed_correct = 0, claimed_faster = 0;
   int rejudged = 0;
   std::map<std::string, int> by_status;          // status -> solutions
+  int holds_partial = 0;                         // of those that hold: partial replacements
   std::map<std::string, int> rejected_by_class;  // hack class -> solutions
   std::string format, model, hardware;           // as the first solution names them
   std::map<std::string, int> kinds;              // solution kind -> solutions

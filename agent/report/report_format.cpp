@@ -71,6 +71,7 @@ std::string unverified_text(const ConfigSummary& s) {
               : why == "not_held"    ? "not held under reverify"
               : why == "inputs_repeated" ? "timed on repeated inputs"
               : why == "in_process_attribution" ? "kernels' work reported only from inside the solution's process"
+              : why == "partial_replacement" ? "partial replacement: PyTorch does part of the reference's work"
                                      : why);
   return parts.empty() ? out : out + " (not verified: " + parts + ")";
 }

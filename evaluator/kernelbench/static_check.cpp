@@ -132,47 +132,76 @@ std::vector<Reason> judge_static(const nlohmann::json& f, Backend backend, const
                       "solution that hides its calls, decodes code at run time or computes outside its kernels is "
                       "refused"}};
   }
-  if (!flag(f, "kernel_reachable"))
+  if (!flag(f, "kernel_reachable") && !flag(f, "forward_raises")) {
+    if (const auto& off = list(f, "kernel_off_path"); !off.empty())
+      return {{"rejected.torch_fallback",
+               "ModelNew.forward calls its kernels only where `self.training` is False (line " + off[0].dump() +
+                   "); the runner calls the model in training mode, as KernelBench's harness does, so on the measured "
+                   "path the work is done with PyTorch"}};
     return {{"rejected.torch_fallback",
              "ModelNew.forward calls no kernel of its own (no function of a load_inline module, no @triton.jit kernel "
              "launched as kernel[grid](...)): the work is done with PyTorch"}};
+  }
   return {};
 }
 
-std::vector<Reason> judge_torch_fallback(const nlohmann::json& f, const std::vector<std::string>& reference_ops,
-                                         std::vector<std::string>* partial) {
-  std::set<std::string> sure, any;
-  std::map<std::string, std::string> via;
-  for (const auto& o : list(f, "torch_ops")) {
-    // An operator that can do another's whole work (torch.where for a ReLU) counts as that one too.
-    std::vector<std::string> ops = {str(o, "op")};
-    for (const auto& c : list(o, "covers"))
-      if (c.is_string()) ops.push_back(c.get<std::string>());
-    for (const auto& op : ops) {
-      any.insert(op);
-      if (!flag(o, "conditional")) sure.insert(op);
-      via.emplace(op, str(o, "via") + " at " + line_of(o));
-    }
+ReferenceWork ReferenceWork::from_findings(const nlohmann::json& p) {
+  ReferenceWork w;
+  for (const auto& op : list(p, "reference_ops"))
+    if (op.is_string()) w.ops.push_back(op.get<std::string>());
+  if (auto it = p.find("reference_units"); it != p.end() && it->is_object()) {
+    for (const auto& [unit, n] : it->items())
+      if (n.is_number_integer() && n.get<int64_t>() > 0) w.units[unit] = n.get<int64_t>();
+  } else {
+    for (const auto& op : w.ops) w.units[op] = 1;  // a check of an older kforge: operators once each
   }
+  return w;
+}
+
+std::vector<Reason> judge_torch_fallback(const nlohmann::json& f, const ReferenceWork& reference, Coverage* coverage) {
+  // What forward surely does through PyTorch on every path that returns, in units (static_check.py); an extension's
+  // C++ calling a torch operator may do it any number of times.
+  constexpr int64_t kAny = int64_t{1} << 52;
+  std::map<std::string, int64_t> sure;
+  std::map<std::string, std::string> via;
+  if (auto it = f.find("forward_units"); it != f.end() && it->is_object())
+    for (const auto& [unit, n] : it->items())
+      if (n.is_number_integer()) sure[unit] = n.get<int64_t>();
+  std::set<std::string> any;  // through PyTorch on some path
+  for (const auto& o : list(f, "torch_ops")) {
+    any.insert(str(o, "op"));
+    via.emplace(str(o, "op"), str(o, "via") + " at " + line_of(o));
+    for (const auto& c : list(o, "covers"))
+      if (c.is_string()) any.insert(c.get<std::string>());
+  }
+  for (const auto& u : list(f, "torch_units"))
+    if (u.is_string()) any.insert(u.get<std::string>());
   for (const auto& o : list(f, "cpp_torch_ops")) {
     const std::string op = str(o, "op");
     any.insert(op);
-    sure.insert(op);
+    sure[op] = kAny;
     via.emplace(op, str(o, "via") + " in the extension's C++");
   }
-  std::vector<std::string> used;
-  for (const auto& op : reference_ops)
-    if (any.count(op)) used.push_back(op);
-  const bool all = !reference_ops.empty() &&
-                   std::all_of(reference_ops.begin(), reference_ops.end(), [&](const auto& op) { return sure.count(op); });
+  const auto& units = reference.units;
+  const bool all = !units.empty() && std::all_of(units.begin(), units.end(), [&](const auto& u) {
+    auto it = sure.find(u.first);
+    return it != sure.end() && it->second >= u.second;
+  });
   if (all) {
     std::string names;
-    for (const auto& op : reference_ops) names += (names.empty() ? "" : ", ") + op + " (" + via[op] + ")";
+    for (const auto& [unit, n] : units) {
+      names += (names.empty() ? "" : ", ") + unit;
+      if (auto it = via.find(unit); it != via.end()) names += " (" + it->second + ")";
+    }
     return {{"rejected.torch_fallback",
-             "ModelNew does the reference's work with PyTorch operators instead of its own kernels: it calls every "
-             "compute operator of the reference: " + names}};
+             "ModelNew does the reference's work with PyTorch instead of its own kernels: on every path of forward "
+             "that returns, PyTorch does all of it, as often as the reference does (" + names +
+                 "), so no work of the reference's is left to a kernel beside it"}};
   }
-  if (partial) *partial = used;
+  if (coverage) {
+    *coverage = {};
+    for (const auto& [unit, n] : units) (any.count(unit) ? coverage->torch : coverage->kernels).push_back(unit);
+  }
   return {};
 }
 

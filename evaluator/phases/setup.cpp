@@ -53,22 +53,25 @@ bool Evaluator::Impl::load_problem(EvaluationSession& s, nlohmann::json& loaded)
   if (s.kernelbench) {
     v.checks["static"] = s.compiled.static_findings;
     v.checks["build"] = s.compiled.build_log;
-    // The torch-fallback rule needs the reference's operators: decided here, before anything of the solution runs.
-    auto ops = problem_reference_ops(s.problem);
-    if (ops.ok()) {
-      v.checks["static"]["reference_ops"] = *ops;
-      std::vector<std::string> partial;
-      auto r = kernelbench::judge_torch_fallback(s.compiled.static_findings, *ops, &partial);
+    // The torch-fallback rule needs the reference's work: decided here, before anything of the solution runs.
+    auto work = problem_reference_work(s.problem);
+    if (work.ok()) {
+      v.checks["static"]["reference_ops"] = work->ops;
+      v.checks["static"]["reference_units"] = work->units;
+      kernelbench::Coverage coverage;
+      auto r = kernelbench::judge_torch_fallback(s.compiled.static_findings, *work, &coverage);
       if (!r.empty()) {
         v.reasons = r;
         return false;
       }
-      if (!partial.empty()) {
+      // Partial replacement (KernelBench allows it): what PyTorch still does of the reference's work.
+      v.checks["static"]["coverage"] = coverage.to_json();
+      if (coverage.partial()) {
         v.flags.push_back("torch_compute_in_forward");
-        v.checks["static"]["torch_compute"] = partial;
+        v.checks["static"]["torch_compute"] = coverage.torch;
       }
     } else {
-      v.checks["static"]["reference_ops_error"] = ops.error().message;
+      v.checks["static"]["reference_ops_error"] = work.error().message;
     }
   }
   v.checks["input_generator"] = (*l)["input_generator"];

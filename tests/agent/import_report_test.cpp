@@ -69,6 +69,8 @@ void write_reverify(const std::string& dir, const std::vector<corpus::Record>& r
     const auto& o = it->second;
     nlohmann::json v = {{"verdict", o.verdict}, {"correct", o.verdict == "correct"}};
     if (o.verdict == "correct") v["speedup"] = 0.8;
+    // The claim that holds is a partial replacement: PyTorch does part of the reference's work.
+    if (o.status == "holds") v["flags"] = {"torch_compute_in_forward"};
     kernels.push_back({{"kind", "imported"},
                        {"config", r.config},
                        {"problem", {{"name", r.problem.name}, {"file_hash", r.problem.file_hash}}},
@@ -108,7 +110,8 @@ TEST_F(ImportedFolder, ReportRowsPerRunAndPerSolution) {
 
   const std::string md = format_with_imports({}, rep, ReportFormat::md, "kforge report: x");
   EXPECT_NE(
-      md.find("| toy_run | 1 | 6 | 6 | 6 | 4 | 5 | 1 | 1 | 0 | 0 | 2 (torch_fallback 1, trivial_output 1) | 1 | 0 |"),
+      md.find("| toy_run | 1 | 6 | 6 | 6 | 4 | 5 | 1 (1 partial replacement) | 1 | 0 | 0 | 2 (torch_fallback 1, "
+              "trivial_output 1) | 1 | 0 |"),
       std::string::npos)
       << md;
   EXPECT_NE(md.find("| toy_run | 1 | 1_ReLU_Squared | 1 | correct, 2.50x | rejected | rejected | torch_fallback "
@@ -142,6 +145,10 @@ TEST_F(ImportedFolder, ReportRowsPerRunAndPerSolution) {
   auto j = nlohmann::json::parse(format_with_imports({}, rep, ReportFormat::json, "t"));
   EXPECT_TRUE(j["configurations"].empty());
   EXPECT_EQ(j["imported"]["runs"][1]["rejected_by_class"]["torch_fallback"], 1);
+  EXPECT_EQ(j["imported"]["runs"][1]["holds_partial_replacement"], 1);
+  int partial = 0;
+  for (const auto& sol : j["imported"]["solutions"]) partial += sol["partial_replacement"].get<bool>() ? 1 : 0;
+  EXPECT_EQ(partial, 1);
   EXPECT_EQ(j["imported"]["solutions"].size(), 8u);
   EXPECT_EQ(j["imported"]["reverify_files"][0], out() + "/reverify.json");
 }

@@ -62,6 +62,15 @@ TEST(VerifiedSpeedupRule, EachConditionInOrder) {
   EXPECT_EQ(judge(repeated, "holds"), C::inputs_repeated);
   repeated["checks"]["timing"]["inputs_repeated"] = "true";
   EXPECT_EQ(judge(repeated), C::verified);
+  // A KernelBench solution whose kernels replace part of the reference's work, PyTorch the rest: its speedup is
+  // kept apart (partial replacement), before the attribution's own condition.
+  auto partial = verdict_with(2.0, std::array<double, 4>{0.9, 1.1, 1.9, 2.1});
+  partial["flags"] = {"torch_compute_in_forward"};
+  partial["checks"]["attribution"] = "in_process";
+  EXPECT_EQ(judge(partial), C::partial);
+  EXPECT_EQ(std::string(to_string(C::partial)), "partial_replacement");
+  partial["flags"] = nlohmann::json::array();
+  EXPECT_EQ(judge(partial), C::in_process);
 }
 
 TEST(ReverifyResults, MatchesKernelsByTurnAndProblemHash) {

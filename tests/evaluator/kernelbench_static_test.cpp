@@ -9,59 +9,15 @@
 #include "evaluator/kernelbench/extension_call.h"
 #include "evaluator/kernelbench/extension_symbols.h"
 #include "evaluator/kernelbench/static_check.h"
+#include "tests/evaluator/static_check_fixture.h"
 #include "tests/support/command.h"
 
 using namespace kf::eval;
 using namespace kf::eval::kernelbench;
 
+using kf::eval::kernelbench::testing::StaticCheck;
+
 namespace {
-
-const char* const kHeader = R"(import torch
-import torch.nn as nn
-from torch.utils.cpp_extension import load_inline
-
-ext = load_inline(name="ext", cpp_sources="torch::Tensor relu_k(torch::Tensor x);", functions=["relu_k"])
-)";
-
-class StaticCheck : public ::testing::Test {
- protected:
-  // The check needs no torch: any python3, described by hand (no probe: that imports torch), with no
-  // packages (so Triton counts as missing).
-  static void SetUpTestSuite() {
-    const auto ran = kf::testing::run_shell("python3 -I -S -c 'import sys; print(sys.executable); print(sys.prefix)'");
-    const auto nl = ran.out.find('\n');
-    if (ran.exit_code != 0 || nl == std::string::npos) return;
-    env_ = new PythonEnv();
-    env_->executable = ran.out.substr(0, nl);
-    std::string prefix = ran.out.substr(nl + 1);
-    prefix.erase(prefix.find_last_not_of('\n') + 1);
-    if (prefix != "/usr") env_->readonly_paths = {prefix};
-  }
-  static void TearDownTestSuite() {
-    delete env_;
-    env_ = nullptr;
-  }
-  void SetUp() override {
-    if (!env_) GTEST_SKIP() << "no python3";
-  }
-  static nlohmann::json solution(const std::string& body) {
-    auto f = run_static_check(*env_, "solution", std::string(kHeader) + body);
-    EXPECT_TRUE(f.ok()) << (f.ok() ? "" : f.error().message);
-    return f.ok() ? *f : nlohmann::json();
-  }
-  static std::vector<std::string> ops(const nlohmann::json& f, bool include_conditional = true) {
-    std::vector<std::string> out;
-    for (const auto& o : f["torch_ops"])
-      if (include_conditional || !o["conditional"].get<bool>()) out.push_back(o["op"]);
-    return out;
-  }
-  static std::vector<std::string> codes(const std::vector<Reason>& rs) {
-    std::vector<std::string> out;
-    for (const auto& r : rs) out.push_back(r.code);
-    return out;
-  }
-  static inline PythonEnv* env_ = nullptr;
-};
 
 TEST_F(StaticCheck, KernelReachedThroughAliasesAndInstanceAttributes) {
   auto f = solution(R"(
@@ -107,17 +63,19 @@ class ModelNew(nn.Module):
   EXPECT_TRUE(f["kernel_reachable"].get<bool>());
   auto all = ops(f), sure = ops(f, false);
   EXPECT_EQ(all, (std::vector<std::string>{"conv2d", "matmul", "relu", "sum"})) << f.dump();
-  EXPECT_EQ(sure, (std::vector<std::string>{"conv2d", "matmul", "sum"})) << f.dump();
-  // Every reference operator called unconditionally: the reference's work done by torch.
-  auto r = judge_torch_fallback(f, {"conv2d", "matmul"}, nullptr);
+  // After `if ...: return`, what follows runs on one path only.
+  EXPECT_EQ(sure, (std::vector<std::string>{"conv2d", "matmul"})) << f.dump();
+  // Every reference operator on every path: the reference's work done by torch.
+  auto r = judge_torch_fallback(f, work({"conv2d", "matmul"}), nullptr);
   ASSERT_EQ(codes(r), (std::vector<std::string>{"rejected.torch_fallback"}));
   EXPECT_NE(r[0].detail.find("conv2d"), std::string::npos) << r[0].detail;
-  // One of them only behind a branch: partial use, flagged but not rejected.
-  std::vector<std::string> partial;
-  EXPECT_TRUE(judge_torch_fallback(f, {"conv2d", "relu"}, &partial).empty());
-  EXPECT_EQ(partial, (std::vector<std::string>{"conv2d", "relu"}));
-  // An arithmetic-only reference has no operators to fall back to.
-  EXPECT_TRUE(judge_torch_fallback(f, {}, nullptr).empty());
+  // One of them only behind a branch: partial replacement, recorded but not rejected.
+  Coverage coverage;
+  EXPECT_TRUE(judge_torch_fallback(f, work({"conv2d", "relu"}), &coverage).empty());
+  EXPECT_EQ(coverage.torch, (std::vector<std::string>{"conv2d", "relu"}));
+  EXPECT_TRUE(coverage.partial());
+  // A reference without work to fall back to leaves the rule out.
+  EXPECT_TRUE(judge_torch_fallback(f, work({}), nullptr).empty());
 }
 
 TEST_F(StaticCheck, NoKernelReachedIsTorchFallback) {
@@ -142,7 +100,7 @@ class ModelNew(Model):
         return super().forward(x)
 )");
   EXPECT_EQ(ops(f, false), (std::vector<std::string>{"softmax"})) << f.dump();
-  EXPECT_EQ(codes(judge_torch_fallback(f, {"softmax"}, nullptr)),
+  EXPECT_EQ(codes(judge_torch_fallback(f, work({"softmax"}), nullptr)),
             (std::vector<std::string>{"rejected.torch_fallback"}));
 }
 
@@ -201,7 +159,7 @@ class ModelNew(nn.Module):
   ASSERT_EQ((*f)["cpp_torch_ops"].size(), 1u) << f->dump();
   EXPECT_EQ((*f)["cpp_torch_ops"][0]["op"], "matmul");
   EXPECT_EQ((*f)["load_inline"][0]["name"], "mm_ext");
-  EXPECT_EQ(codes(judge_torch_fallback(*f, {"matmul"}, nullptr)), (std::vector<std::string>{"rejected.torch_fallback"}));
+  EXPECT_EQ(codes(judge_torch_fallback(*f, work({"matmul"}), nullptr)), (std::vector<std::string>{"rejected.torch_fallback"}));
 }
 
 TEST_F(StaticCheck, HarnessTamperingFromPython) {
@@ -288,12 +246,16 @@ class Model(nn.Module):
 )");
   ASSERT_TRUE(f.ok());
   EXPECT_EQ((*f)["reference_ops"], nlohmann::json({"conv2d", "group_norm", "mean", "pow", "relu"})) << f->dump();
+  // Its work in units: each operator where forward reaches it, and the arithmetic on tensors (- 1.0, * 2, + 1).
+  EXPECT_EQ((*f)["reference_units"], nlohmann::json({{"arithmetic", 3}, {"conv2d", 1}, {"group_norm", 1}, {"mean", 1},
+                                                     {"pow", 1}, {"relu", 1}})) << f->dump();
 }
 
 // The field's fallback styles that hide a call from the text are refused whatever they call.
 TEST_F(StaticCheck, HiddenCallsRefused) {
   for (const std::string body : {
-           "import numpy as np\nclass ModelNew(nn.Module):\n    def forward(self, x):\n        return ext.relu_k(x)\n",
+           "import numpy as np\nclass ModelNew(nn.Module):\n    def forward(self, x):\n"
+           "        return torch.as_tensor(np.maximum(ext.relu_k(x).cpu(), 0))\n",
            "class ModelNew(nn.Module):\n    def forward(self, x):\n        n = 'relu'\n        ext.relu_k(x)\n"
            "        return getattr(torch, n)(x)\n",
            "import importlib\nclass ModelNew(nn.Module):\n    def forward(self, x):\n        return ext.relu_k(x)\n",
@@ -323,7 +285,7 @@ class ModelNew(nn.Module):
         return torch.where(x > 0, x, torch.zeros_like(x))
 )");
   EXPECT_EQ(ops(f), (std::vector<std::string>{"where"})) << f.dump();
-  EXPECT_EQ(codes(judge_torch_fallback(f, {"relu"}, nullptr)), (std::vector<std::string>{"rejected.torch_fallback"}));
+  EXPECT_EQ(codes(judge_torch_fallback(f, work({"relu"}), nullptr)), (std::vector<std::string>{"rejected.torch_fallback"}));
   auto copy = solution(R"(
 class Model(nn.Module):
     def forward(self, x):
