@@ -1,9 +1,14 @@
 #include "selftest/selftest.h"
 
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -11,6 +16,7 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <utility>
 
 #include "core/data_dir.h"
 #include "core/files.h"
@@ -33,6 +39,35 @@ std::map<std::string, std::string> canary_files() {
           {"secret.h", "#define KF_SELFTEST_SECRET 4242\n"},
           {"reference.bin", std::string(4096, '\x42')}};
 }
+
+// Held while this self-test owns the canary; released (closed) when it goes out of scope.
+class CanaryTurn {
+ public:
+  static Result<CanaryTurn> wait_for_it(bool progress) {
+    const int fd = ::open(kCanaryLock, O_RDONLY | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0)
+      return make_error("selftest.canary", std::string("cannot open the self-test lock ") + kCanaryLock + ": " +
+                                               std::strerror(errno));
+    CanaryTurn turn(fd);
+    if (::flock(fd, LOCK_EX | LOCK_NB) == 0) return turn;
+    if (progress) std::cerr << "another kforge selftest on this machine holds " << kCanaryDir << "; waiting for it\n";
+    while (::flock(fd, LOCK_EX) != 0)
+      if (errno != EINTR)
+        return make_error("selftest.canary", std::string("cannot lock ") + kCanaryLock + ": " + std::strerror(errno));
+    return turn;
+  }
+  CanaryTurn(CanaryTurn&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
+  CanaryTurn(const CanaryTurn&) = delete;
+  CanaryTurn& operator=(const CanaryTurn&) = delete;
+  CanaryTurn& operator=(CanaryTurn&&) = delete;
+  ~CanaryTurn() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+
+ private:
+  explicit CanaryTurn(int fd) : fd_(fd) {}
+  int fd_;
+};
 
 Status plant_canary() {
   std::error_code ec;
@@ -165,6 +200,8 @@ Result<SelftestReport> run_selftest(const SelftestOptions& options) {
   eo.check_fraction = 1;
   eo.round_target_ms = 0.1;
 
+  auto turn = CanaryTurn::wait_for_it(options.progress);
+  if (!turn.ok()) return turn.error();
   if (auto st = plant_canary(); !st) return st.error();
   auto evaluator = eval::Evaluator::create(eo);
   if (!evaluator.ok()) {

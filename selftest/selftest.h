@@ -55,5 +55,8 @@ Result<SelftestReport> run_selftest(const SelftestOptions& options);
 // The fixed folder where the self-test plants a secret, a "reference" file and checks that no job
 // wrote there; the candidates name it literally.
 inline constexpr const char* kCanaryDir = "/tmp/kforge-selftest-canary";
+// Because the canary's path is fixed (the attacks name it), self-tests on one machine take turns: each holds
+// an exclusive lock on this file from planting the canary to removing it.
+inline constexpr const char* kCanaryLock = "/tmp/.kforge-selftest-canary.lock";
 
 }  // namespace kf::selftest
