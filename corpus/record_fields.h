@@ -68,14 +68,17 @@ inline constexpr Field correct{"correct", FieldType::boolean};
 }  // namespace claim_field
 
 inline constexpr Field kRecordFields[] = {
-    record_field::schema,      record_field::kind,        record_field::run_id,       record_field::session,
-    record_field::shard,       record_field::config,      record_field::provider,     record_field::model,
-    record_field::candidate_format, record_field::problem, record_field::sample,      record_field::turn,
-    record_field::usage,       record_field::cost_usd,    record_field::reply,        record_field::extraction,
-    record_field::source,      record_field::verdict,     record_field::feedback,     record_field::environment,
-    record_field::evaluator,   record_field::started_at,  record_field::queue_wait_s, record_field::recorded_at,
-    record_field::error,       record_field::reason,      record_field::turns_used,   record_field::best_turn,
-    record_field::imported,    record_field::claim,       record_field::warnings};
+    record_field::schema,     record_field::kind,         record_field::run_id,
+    record_field::session,    record_field::shard,        record_field::config,
+    record_field::provider,   record_field::model,        record_field::candidate_format,
+    record_field::problem,    record_field::sample,       record_field::turn,
+    record_field::usage,      record_field::cost_usd,     record_field::reply,
+    record_field::extraction, record_field::source,       record_field::verdict,
+    record_field::feedback,   record_field::environment,  record_field::evaluator,
+    record_field::started_at, record_field::queue_wait_s, record_field::recorded_at,
+    record_field::error,      record_field::reason,       record_field::turns_used,
+    record_field::best_turn,  record_field::imported,     record_field::claim,
+    record_field::warnings};
 inline constexpr Field kProblemFields[] = {problem_field::name, problem_field::file_hash, problem_field::category,
                                            problem_field::path};
 

@@ -37,7 +37,8 @@ std::optional<Reason> CompileCacheSlot::store_text(const std::string& name, cons
 bool CompileCacheSlot::store_entry(const CompileCacheEntry& entry) const { return entry.write(dir_); }
 
 Reason CompileCacheSlot::unwritable() const {
-  return {"harness.cache", "cannot write to the compile cache " + dir_.string() + " (set --cache-dir to a writable folder)"};
+  return {"harness.cache",
+          "cannot write to the compile cache " + dir_.string() + " (set --cache-dir to a writable folder)"};
 }
 
 CompileCacheSlot CompileCache::slot(const std::string& key_material) const {
@@ -45,6 +46,8 @@ CompileCacheSlot CompileCache::slot(const std::string& key_material) const {
   return CompileCacheSlot(root_ / key.substr(0, 2) / key);
 }
 
-fs::path CompileCache::pch_dir(const std::string& key_material) const { return root_ / "pch" / sha256_hex(key_material); }
+fs::path CompileCache::pch_dir(const std::string& key_material) const {
+  return root_ / "pch" / sha256_hex(key_material);
+}
 
 }  // namespace kf::eval

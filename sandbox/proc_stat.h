@@ -11,7 +11,7 @@
 namespace kf::sandbox {
 
 struct ProcStat {
-  char state = '?';  // field 3: R, S, D, T (stopped), t (traced), Z (zombie), X (dead), ...
+  char state = '?';          // field 3: R, S, D, T (stopped), t (traced), Z (zombie), X (dead), ...
   pid_t parent = 0;          // field 4
   pid_t process_group = 0;   // field 5
   pid_t session = 0;         // field 6

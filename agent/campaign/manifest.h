@@ -35,7 +35,7 @@ struct ProblemInputs {
 // Inputs that make records comparable. Resuming with other inputs is refused unless allowed (begin_session).
 struct CampaignInputs {
   std::string backend;
-  std::string prompts_sha256;  // over every configuration's templates
+  std::string prompts_sha256;                     // over every configuration's templates
   std::map<std::string, ConfigInputs> configs;    // by name
   std::map<std::string, ProblemInputs> problems;  // by name
 };

@@ -32,8 +32,12 @@ class ManifestTest : public ::testing::Test {
 
 CampaignInputs inputs() {
   CampaignInputs in{.backend = "host", .prompts_sha256 = "all-templates"};
-  in.configs["a"] = {.path = "/c/a.yaml", .sha256 = "a1", .candidate_format = "kf_forward", .samples = 2,
-                     .prompts_sha256 = "pa", .turns = 3};
+  in.configs["a"] = {.path = "/c/a.yaml",
+                     .sha256 = "a1",
+                     .candidate_format = "kf_forward",
+                     .samples = 2,
+                     .prompts_sha256 = "pa",
+                     .turns = 3};
   in.problems["19_ReLU"] = {.path = "/p/19_ReLU.py", .sha256 = "r1"};
   return in;
 }

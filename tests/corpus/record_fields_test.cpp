@@ -92,7 +92,8 @@ TEST(RecordFields, EveryKeyOfTheTableIsWrittenBySomeKind) {
   const json problem = full(Kind::evaluation).to_json().at("problem");
   for (const auto& f : kProblemFields) EXPECT_TRUE(problem.contains(f.key)) << f.key;
   EXPECT_TRUE(full(Kind::provider_failure).to_json().at("error").contains(error_field::kind.key));
-  EXPECT_TRUE(has_type(full(Kind::imported).to_json().at("claim").at(claim_field::correct.key), claim_field::correct.type));
+  EXPECT_TRUE(
+      has_type(full(Kind::imported).to_json().at("claim").at(claim_field::correct.key), claim_field::correct.type));
 }
 
 // A field of a type the table refuses is a line the scanner does not vouch for, and the full parser rejects it.

@@ -88,8 +88,8 @@ TEST_F(CompileCacheTest, AStoreThatCannotWriteSaysWhereAndWhatToDo) {
   for (const auto& reason : {slot.store_file(built, "candidate.so"), slot.store_text("solution.py", "x")}) {
     ASSERT_TRUE(reason);
     EXPECT_EQ(reason->code, "harness.cache");
-    EXPECT_EQ(reason->detail, "cannot write to the compile cache " + slot.dir().string() +
-                                  " (set --cache-dir to a writable folder)");
+    EXPECT_EQ(reason->detail,
+              "cannot write to the compile cache " + slot.dir().string() + " (set --cache-dir to a writable folder)");
   }
   EXPECT_FALSE(slot.store_entry(failure_entry()));
 }
