@@ -163,6 +163,16 @@ std::optional<Kind> parse_kind(const std::string& t) {
   return std::nullopt;
 }
 
+json ProblemRef::to_json() const {
+  return {{"name", name}, {"file_hash", file_hash}, {"category", category}, {"path", path}};
+}
+
+std::optional<ProblemRef> ProblemRef::salvage(const json& j) {
+  auto text = [&](const char* k) { return j.contains(k) && j[k].is_string() ? j[k].get<std::string>() : std::string(); };
+  if (!j.is_object() || !j.contains("name") || !j["name"].is_string()) return std::nullopt;
+  return ProblemRef{text("name"), text("file_hash"), text("category"), text("path")};
+}
+
 std::string UnitKey::file_stem() const {
   return safe_name(config) + "__" + safe_name(problem) + "__s" + std::to_string(sample);
 }
@@ -208,9 +218,7 @@ json Record::to_json() const {
             {"config", config},
             {"provider", provider},
             {"model", model},
-            {"problem",
-             {{"name", problem.name}, {"file_hash", problem.file_hash}, {"category", problem.category},
-              {"path", problem.path}}},
+            {"problem", problem.to_json()},
             {"sample", sample},
             {"turn", turn}};
   if (!shard.empty()) j["shard"] = shard;

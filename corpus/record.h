@@ -43,6 +43,10 @@ struct ProblemRef {
   std::string file_hash;  // sha256 of the file
   std::string category;
   std::string path;       // absolute
+  // A record's "problem" object, which reverify.json repeats (agent/claims/reverify_results.h).
+  nlohmann::json to_json() const;
+  // Read tolerantly (a field of another type reads as ""); nullopt when it has no name.
+  static std::optional<ProblemRef> salvage(const nlohmann::json& j);
 };
 
 struct ReplyRef {

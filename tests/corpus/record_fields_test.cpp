@@ -111,5 +111,18 @@ TEST(RecordFields, TheScannerAndTheParserRefuseAFieldOfAnotherType) {
   }
 }
 
+TEST(ProblemRef, WritesTheRecordsProblemObjectAndSalvagesItBack) {
+  const ProblemRef p{"19_ReLU", "h", "activation", "/p/19_ReLU.py"};
+  EXPECT_EQ(p.to_json(), full(Kind::evaluation).to_json().at("problem"));
+  const auto back = ProblemRef::salvage(p.to_json());
+  ASSERT_TRUE(back);
+  EXPECT_EQ(back->to_json(), p.to_json());
+  const auto odd = ProblemRef::salvage(json::parse(R"({"name": "19_ReLU", "category": 3})"));
+  ASSERT_TRUE(odd);
+  EXPECT_EQ(odd->category, "");
+  EXPECT_FALSE(ProblemRef::salvage(json::parse(R"({"file_hash": "h"})")));
+  EXPECT_FALSE(ProblemRef::salvage(json::parse(R"({"name": 1})")));
+}
+
 }  // namespace
 }  // namespace kf::corpus
