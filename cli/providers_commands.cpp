@@ -5,9 +5,9 @@
 #include "cli/commands.h"
 #include "core/files.h"
 #include "core/secrets.h"
+#include "corpus/token_usage.h"
 #include "providers/model_config.h"
 #include "providers/provider.h"
-#include "providers/usage_json.h"
 
 namespace kf::cli {
 namespace {
@@ -24,6 +24,13 @@ struct AskArgs {
 // Every string is redacted on its way in, and the dump once more: a key can never reach stdout.
 std::string redacted_dump(const nlohmann::json& j) { return secrets::redact(j.dump(2)) + "\n"; }
 
+// The "usage" object as the corpus writes it (corpus/token_usage.h).
+nlohmann::json usage_json(const providers::Usage& u) {
+  return corpus::TokenUsage{u.input_tokens, u.cached_input_tokens, u.output_tokens, u.reasoning_tokens,
+                            to_string(u.reasoning_source)}
+      .to_json();
+}
+
 // `kforge ask --json` for a failure before any request (bad configuration, missing key).
 int json_setup_failure(const std::string& message) {
   std::cout << redacted_dump({{"ok", false}, {"error", {{"class", "config"}, {"message", secrets::redact(message)}}}});
@@ -36,7 +43,7 @@ nlohmann::json ask_json(const providers::ModelConfig& config, const providers::P
     out["ok"] = false;
     out["model"] = config.model;
     out["attempts"] = error->attempts;
-    out["usage"] = providers::usage_json(error->usage);
+    out["usage"] = usage_json(error->usage);
     out["cost_usd"] = providers::cost_usd(error->usage, config.prices);
     out["error"] = {{"class", to_string(error->kind)},
                     {"cause", to_string(error->cause)},
@@ -53,7 +60,7 @@ nlohmann::json ask_json(const providers::ModelConfig& config, const providers::P
   out["finish_reason"] = reply.finish_reason;
   out["attempts"] = reply.attempts;
   out["latency_s"] = reply.latency_s;
-  out["usage"] = providers::usage_json(reply.usage);
+  out["usage"] = usage_json(reply.usage);
   out["cost_usd"] = reply.cost_usd;
   return out;
 }

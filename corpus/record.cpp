@@ -70,15 +70,6 @@ class Fields {
   std::string where_;
 };
 
-json usage_json(const TokenUsage& u) {
-  json j = {{"input_tokens", u.input_tokens},
-            {"cached_input_tokens", u.cached_input_tokens},
-            {"output_tokens", u.output_tokens},
-            {"reasoning_tokens", u.reasoning_tokens}};
-  if (!u.reasoning_tokens_source.empty()) j["reasoning_tokens_source"] = u.reasoning_tokens_source;
-  return j;
-}
-
 template <class T>
 json opt(const std::optional<T>& v) {
   return v ? json(*v) : json(nullptr);
@@ -172,6 +163,16 @@ std::optional<Kind> parse_kind(const std::string& t) {
   return std::nullopt;
 }
 
+json ProblemRef::to_json() const {
+  return {{"name", name}, {"file_hash", file_hash}, {"category", category}, {"path", path}};
+}
+
+std::optional<ProblemRef> ProblemRef::salvage(const json& j) {
+  auto text = [&](const char* k) { return j.contains(k) && j[k].is_string() ? j[k].get<std::string>() : std::string(); };
+  if (!j.is_object() || !j.contains("name") || !j["name"].is_string()) return std::nullopt;
+  return ProblemRef{text("name"), text("file_hash"), text("category"), text("path")};
+}
+
 std::string UnitKey::file_stem() const {
   return safe_name(config) + "__" + safe_name(problem) + "__s" + std::to_string(sample);
 }
@@ -217,9 +218,7 @@ json Record::to_json() const {
             {"config", config},
             {"provider", provider},
             {"model", model},
-            {"problem",
-             {{"name", problem.name}, {"file_hash", problem.file_hash}, {"category", problem.category},
-              {"path", problem.path}}},
+            {"problem", problem.to_json()},
             {"sample", sample},
             {"turn", turn}};
   if (!shard.empty()) j["shard"] = shard;
@@ -242,7 +241,7 @@ json Record::to_json() const {
     j["recorded_at"] = recorded_at;
     return j;
   }
-  j["usage"] = usage_json(usage);
+  j["usage"] = usage.to_json();
   j["cost_usd"] = cost_usd;
   if (kind == Kind::provider_failure) {
     const ProviderErrorInfo e = error.value_or(ProviderErrorInfo{});
@@ -295,9 +294,12 @@ Result<Record> Record::from_json(const json& j) {
     r.problem = {p.str("name", true), p.str("file_hash"), p.str("category"), p.str("path")};
     r.sample = static_cast<int>(f.integer("sample"));
     r.turn = static_cast<int>(f.integer("turn"));
-    Fields u = f.object("usage");
-    r.usage = {u.integer("input_tokens"), u.integer("cached_input_tokens"), u.integer("output_tokens"),
-               u.integer("reasoning_tokens"), u.str("reasoning_tokens_source")};
+    if (f.has("usage")) {
+      f.object("usage");  // type check
+      auto usage = TokenUsage::from_json(j["usage"]);
+      if (!usage) throw FieldError(usage.error().message);
+      r.usage = std::move(*usage);
+    }
     r.cost_usd = f.number("cost_usd");
     if (f.has("reply")) {
       Fields x = f.object("reply");

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/result.h"
+#include "corpus/token_usage.h"
 #include "verdict/verdict.h"
 
 namespace kf::corpus {
@@ -42,15 +43,10 @@ struct ProblemRef {
   std::string file_hash;  // sha256 of the file
   std::string category;
   std::string path;       // absolute
-};
-
-struct TokenUsage {
-  int64_t input_tokens = 0;  // includes cached
-  int64_t cached_input_tokens = 0;
-  int64_t output_tokens = 0;  // excludes reasoning
-  int64_t reasoning_tokens = 0;
-  std::string reasoning_tokens_source;  // reported | estimated | none (docs/providers.md); empty in old records
-  int64_t total() const { return input_tokens + output_tokens + reasoning_tokens; }
+  // A record's "problem" object, which reverify.json repeats (agent/claims/reverify_results.h).
+  nlohmann::json to_json() const;
+  // Read tolerantly (a field of another type reads as ""); nullopt when it has no name.
+  static std::optional<ProblemRef> salvage(const nlohmann::json& j);
 };
 
 struct ReplyRef {

@@ -21,12 +21,7 @@ json ReplyDocument::to_json() const {
             {"reasoning", reasoning},
             {"finish_reason", finish_reason},
             {"model", model},
-            {"usage",
-             {{"input_tokens", usage.input_tokens},
-              {"cached_input_tokens", usage.cached_input_tokens},
-              {"output_tokens", usage.output_tokens},
-              {"reasoning_tokens", usage.reasoning_tokens},
-              {"reasoning_tokens_source", usage.reasoning_tokens_source}}},
+            {"usage", usage.to_json()},
             {"cost_usd", cost_usd},
             {"attempts", attempts},
             {"latency_s", latency_s},
@@ -43,13 +38,7 @@ std::optional<ReplyDocument> ReplyDocument::parse(const std::string& text) {
   r.reasoning = str(doc, "reasoning");
   r.finish_reason = str(doc, "finish_reason");
   r.model = str(doc, "model");
-  const json none = json::object();
-  const json& u = doc.contains("usage") && doc["usage"].is_object() ? doc["usage"] : none;
-  r.usage.input_tokens = num<int64_t>(u, "input_tokens", 0);
-  r.usage.cached_input_tokens = num<int64_t>(u, "cached_input_tokens", 0);
-  r.usage.output_tokens = num<int64_t>(u, "output_tokens", 0);
-  r.usage.reasoning_tokens = num<int64_t>(u, "reasoning_tokens", 0);
-  r.usage.reasoning_tokens_source = str(u, "reasoning_tokens_source");
+  if (doc.contains("usage")) r.usage = TokenUsage::salvage(doc["usage"]);
   if (r.usage.reasoning_tokens_source.empty()) r.usage.reasoning_tokens_source = "none";
   r.cost_usd = num<double>(doc, "cost_usd", 0.0);
   r.attempts = num<int>(doc, "attempts", 1);

@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "corpus/record_fields.h"
+
 namespace kf::corpus {
 namespace {
 
@@ -226,6 +228,18 @@ bool skip_typed(Scanner& s, Type want) {
   if (want == Type::number) return t == Type::number || t == Type::integer;
   return t == want;
 }
+// A value that must be of the type the record's owner gives its field (record_fields.h).
+bool skip_typed(Scanner& s, FieldType want) {
+  switch (want) {
+    case FieldType::string: return skip_typed(s, Type::string);
+    case FieldType::integer: return skip_typed(s, Type::integer);
+    case FieldType::number: return skip_typed(s, Type::number);
+    case FieldType::boolean: return skip_typed(s, Type::boolean);
+    case FieldType::object: return skip_typed(s, Type::object);
+    case FieldType::array: return skip_typed(s, Type::array);
+  }
+  return false;
+}
 
 }  // namespace
 
@@ -250,121 +264,110 @@ RecordSummary RecordSummary::of(const Record& r) {
 }
 
 std::optional<RecordSummary> summarize_line(std::string_view line) {
+  namespace rf = record_field;
   Scanner s(line);
   RecordSummary out;
   std::string kind_text;
   bool have_kind = false, have_config = false, have_problem_name = false;
-  std::optional<bool> verdict_correct, claim_correct;
+  std::optional<bool> verdict_correct;
   std::optional<std::string> verdict_name;
   bool verdict_object = false;
-  std::string text;
   bool present = false;
   int64_t number = 0;
+  auto read_count = [&](int& to) {
+    number = 0;
+    if (!read_int(s, number)) return false;
+    to = static_cast<int>(number);
+    return true;
+  };
   const bool ok = s.object([&](std::string_view key) -> bool {
-    if (key == "schema") {
+    if (key == rf::schema.key) {
       number = 0;
       return read_int(s, number) && number <= kSchema;
     }
-    if (key == "kind") return read_string(s, kind_text, have_kind);
-    if (key == "config") return read_string(s, out.key.config, have_config);
-    if (key == "sample") {
-      number = 0;
-      if (!read_int(s, number)) return false;
-      out.key.sample = static_cast<int>(number);
-      return true;
-    }
-    if (key == "turn") {
-      number = 0;
-      if (!read_int(s, number)) return false;
-      out.turn = static_cast<int>(number);
-      return true;
-    }
-    if (key == "cost_usd") return read_number(s, out.cost_usd);
-    if (key == "provider") return read_string(s, out.provider, present);
-    if (key == "model") return read_string(s, out.model, present);
-    if (key == "candidate_format") return read_string(s, out.candidate_format, present);
-    if (key == "recorded_at") return read_string(s, out.recorded_at, present);
-    if (key == "problem") {
+    if (key == rf::kind.key) return read_string(s, kind_text, have_kind);
+    if (key == rf::config.key) return read_string(s, out.key.config, have_config);
+    if (key == rf::sample.key) return read_count(out.key.sample);
+    if (key == rf::turn.key) return read_count(out.turn);
+    if (key == rf::cost_usd.key) return read_number(s, out.cost_usd);
+    if (key == rf::provider.key) return read_string(s, out.provider, present);
+    if (key == rf::model.key) return read_string(s, out.model, present);
+    if (key == rf::candidate_format.key) return read_string(s, out.candidate_format, present);
+    if (key == rf::recorded_at.key) return read_string(s, out.recorded_at, present);
+    if (key == rf::problem.key) {
       if (s.peek() != '{') return false;  // required, and an object
       return s.object([&](std::string_view k) -> bool {
-        if (k == "name") return read_string(s, out.key.problem, have_problem_name);
-        if (k == "category") return read_string(s, out.category, present);
-        if (k == "file_hash" || k == "path") return skip_typed(s, Type::string);
+        if (k == problem_field::name.key) return read_string(s, out.key.problem, have_problem_name);
+        if (k == problem_field::category.key) return read_string(s, out.category, present);
+        if (auto type = field_type(kProblemFields, k)) return skip_typed(s, *type);
         return s.skip() != Type::none;
       });
     }
-    if (key == "usage") {
+    if (key == rf::usage.key) {
       if (s.peek() == 'n') return s.skip() == Type::null;
       if (s.peek() != '{') return false;
+      TokenUsage usage;
+      const bool read = s.object([&](std::string_view k) -> bool {
+        for (const auto& count : kTokenCounts)
+          if (k == count.key) return read_int(s, usage.*count.member);
+        if (k == kReasoningSourceKey) return skip_typed(s, FieldType::string);
+        return s.skip() != Type::none;
+      });
+      out.tokens = usage.total();
+      return read;
+    }
+    if (key == rf::verdict.key) {
+      if (s.peek() == 'n') return s.skip() == Type::null;
+      if (s.peek() != '{') return false;
+      verdict_object = true;
+      // The verdict's own fields (verdict/verdict.h) read here are read as eval::Verdict::from_json reads them:
+      // a value of another type is absent, and the kind follows the owner's rule (recorded_kind).
       return s.object([&](std::string_view k) -> bool {
-        if (k == "input_tokens" || k == "output_tokens" || k == "reasoning_tokens") {
-          int64_t v = 0;
-          if (!read_int(s, v)) return false;
-          out.tokens += v;
+        if (k == "verdict" && s.peek() == '"') {
+          std::string name;
+          if (!read_string(s, name, present)) return false;
+          verdict_name = std::move(name);
           return true;
         }
-        if (k == "cached_input_tokens") return skip_typed(s, Type::integer);
-        if (k == "reasoning_tokens_source") return skip_typed(s, Type::string);
-        return s.skip() != Type::none;
-      });
-    }
-    if (key == "verdict" || key == "claim") {
-      if (s.peek() == 'n') return s.skip() == Type::null;
-      if (s.peek() != '{') return false;
-      if (key == "verdict") verdict_object = true;
-      return s.object([&](std::string_view k) -> bool {
-        if (key == "verdict") {
-          // The three fields of the verdict read here are read as eval::Verdict::from_json reads them: a value
-          // of another type is absent, and the kind follows the owner's rule (recorded_kind).
-          if (k == "verdict" && s.peek() == '"') {
-            std::string name;
-            if (!read_string(s, name, present)) return false;
-            verdict_name = std::move(name);
+        if (k == "speedup") {
+          const char c = s.peek();
+          if (c == '-' || (c >= '0' && c <= '9')) {
+            double v = 0;
+            bool is_int = false;
+            if (!s.number(&v, &is_int)) return false;
+            out.speedup = v;
             return true;
           }
-          if (k == "speedup") {
-            const char c = s.peek();
-            if (c == '-' || (c >= '0' && c <= '9')) {
-              double v = 0;
-              bool is_int = false;
-              if (!s.number(&v, &is_int)) return false;
-              out.speedup = v;
-              return true;
-            }
-            return s.skip() != Type::none;
-          }
+          return s.skip() != Type::none;
         }
-        if (k != "correct") return s.skip() != Type::none;
-        const char c = s.peek();
-        if (c == 't' || c == 'f') {
-          const bool v = c == 't';
+        if (k == "correct" && (s.peek() == 't' || s.peek() == 'f')) {
+          const bool v = s.peek() == 't';
           if (s.skip() != Type::boolean) return false;
-          (key == "verdict" ? verdict_correct : claim_correct) = v;
+          verdict_correct = v;
           return true;
         }
-        if (key == "claim" && c != 'n') return false;  // Claim.correct must be a boolean
         return s.skip() != Type::none;
       });
     }
-    // Top-level fields the record type reads: their types, so that a line the full parser rejects is not
-    // vouched for here.
-    static const char* const strings[] = {"run_id", "shard", "extraction", "feedback", "started_at", "reason"};
-    for (const char* k : strings)
-      if (key == k) return skip_typed(s, Type::string);
-    if (key == "error") {
+    if (key == rf::claim.key) {
       if (s.peek() == 'n') return s.skip() == Type::null;
       if (s.peek() != '{') return false;
       return s.object([&](std::string_view k) -> bool {
-        if (k == "kind") return read_string(s, out.error_kind, present);
+        if (k == claim_field::correct.key) return skip_typed(s, claim_field::correct.type);
         return s.skip() != Type::none;
       });
     }
-    static const char* const objects[] = {"reply", "source", "environment", "evaluator", "imported"};
-    for (const char* k : objects)
-      if (key == k) return skip_typed(s, Type::object);
-    if (key == "session" || key == "turns_used" || key == "best_turn") return skip_typed(s, Type::integer);
-    if (key == "queue_wait_s") return skip_typed(s, Type::number);
-    if (key == "warnings") return skip_typed(s, Type::array);
+    if (key == rf::error.key) {
+      if (s.peek() == 'n') return s.skip() == Type::null;
+      if (s.peek() != '{') return false;
+      return s.object([&](std::string_view k) -> bool {
+        if (k == error_field::kind.key) return read_string(s, out.error_kind, present);
+        return s.skip() != Type::none;
+      });
+    }
+    // The other fields the record type reads: their types, so that a line the full parser rejects is not
+    // vouched for here.
+    if (auto type = field_type(kRecordFields, key)) return skip_typed(s, *type);
     return s.skip() != Type::none;
   });
   if (!ok || !s.at_end() || !have_kind || !have_config || !have_problem_name) return std::nullopt;
@@ -375,11 +378,11 @@ std::optional<RecordSummary> summarize_line(std::string_view line) {
   if (verdict_object) out.verdict = eval::recorded_kind(verdict_name, verdict_correct);
   out.correct = out.kind == Kind::evaluation && out.verdict == eval::VerdictKind::correct;
   out.claimed_correct = false;
-  (void)claim_correct;
   return out;
 }
 
 std::optional<Record> verdict_of_line(std::string_view line) {
+  namespace rf = record_field;
   Scanner s(line);
   Record out;
   std::string kind_text;
@@ -387,23 +390,23 @@ std::optional<Record> verdict_of_line(std::string_view line) {
   int64_t number = 0;
   std::string_view verdict;
   const bool ok = s.object([&](std::string_view key) -> bool {
-    if (key == "kind") return read_string(s, kind_text, have_kind);
-    if (key == "config") return read_string(s, out.config, present);
-    if (key == "sample" || key == "turn") {
+    if (key == rf::kind.key) return read_string(s, kind_text, have_kind);
+    if (key == rf::config.key) return read_string(s, out.config, present);
+    if (key == rf::sample.key || key == rf::turn.key) {
       number = 0;
       if (!read_int(s, number)) return false;
-      (key == "sample" ? out.sample : out.turn) = static_cast<int>(number);
+      (key == rf::sample.key ? out.sample : out.turn) = static_cast<int>(number);
       return true;
     }
-    if (key == "problem") {
+    if (key == rf::problem.key) {
       if (s.peek() != '{') return false;
       return s.object([&](std::string_view k) -> bool {
-        if (k == "name") return read_string(s, out.problem.name, present);
-        if (k == "file_hash") return read_string(s, out.problem.file_hash, present);
+        if (k == problem_field::name.key) return read_string(s, out.problem.name, present);
+        if (k == problem_field::file_hash.key) return read_string(s, out.problem.file_hash, present);
         return s.skip() != Type::none;
       });
     }
-    if (key == "verdict") {
+    if (key == rf::verdict.key) {
       if (s.peek() != '{') return s.skip() != Type::none;
       const char* start = s.position();
       if (s.skip() != Type::object) return false;

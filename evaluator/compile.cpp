@@ -6,10 +6,10 @@
 #include <filesystem>
 #include <sstream>
 
-#include "core/files.h"
-#include "core/hash.h"
 #include "core/child_process.h"
+#include "core/files.h"
 #include "core/time.h"
+#include "evaluator/compile_cache.h"
 #include "sandbox/launcher.h"
 
 namespace fs = std::filesystem;
@@ -133,9 +133,8 @@ Compiled Compiler::compile(const std::string& source_path) {
   for (const auto& f : fl) key_material += f + ' ';
   key_material += '\0' + toolchain_version() + '\0' + (header.ok() ? *header : std::string()) + '\0' +
                   (config_.allow_vendor_libs ? "vendor-ok" : "vendor-no");
-  std::string key = sha256_hex(key_material);
-  fs::path dir = fs::path(config_.cache_dir) / key.substr(0, 2) / key;
-  fs::path lib = dir / "candidate.so";
+  const CompileCacheSlot slot = CompileCache(config_.cache_dir).slot(key_material);
+  const fs::path lib = slot.file("candidate.so");
 
   auto from_entry = [&](const CompileCacheEntry& entry, bool hit) {
     c.cache_hit = hit;
@@ -146,7 +145,7 @@ Compiled Compiler::compile(const std::string& source_path) {
       c.failure = failure_verdict(source_path, entry.failure->verdict, entry.failure->reasons, c.compiler_output, 0);
   };
 
-  if (auto entry = CompileCacheEntry::read(dir); entry && (!entry->ok() || fs::exists(lib))) {
+  if (auto entry = slot.lookup({"candidate.so"})) {
     from_entry(*entry, true);
     c.compile_s = now_s() - t0;
     if (c.failure) c.failure->compile_s = c.compile_s;
@@ -231,23 +230,15 @@ Compiled Compiler::compile(const std::string& source_path) {
     // Kept out of the cache (and so off the disk) when too large: a kernel needs no hundreds of MB of data.
     entry.failure = refuse_library((work / "candidate.so").string(), config_.allow_vendor_libs, "the candidate");
   }
-  fs::create_directories(dir, ec);
   if (entry.ok()) {
-    // Several compiles of one source (a campaign's samples) can finish together: each copies to its own
-    // temporary and renames; the last rename wins with identical contents.
-    fs::path tmp_lib = dir / ("candidate.so" + unique_temp_suffix());
-    fs::copy_file(work / "candidate.so", tmp_lib, fs::copy_options::overwrite_existing, ec);
-    if (!ec) fs::rename(tmp_lib, lib, ec);
-    if (ec) {
+    // Several compiles of one source (a campaign's samples) can finish together: the store leaves one whole file.
+    if (auto unwritable = slot.store_file(work / "candidate.so", "candidate.so")) {
       fs::remove_all(work, ec);
-      c.failure = failure_verdict(source_path, VerdictKind::harness_error,
-                                  {{"harness.cache", "cannot write to the compile cache " + dir.string() +
-                                                         " (set --cache-dir to a writable folder)"}},
-                                  output, now_s() - t0);
+      c.failure = failure_verdict(source_path, VerdictKind::harness_error, {*unwritable}, output, now_s() - t0);
       return c;
     }
   }
-  (void)entry.write(dir);
+  (void)slot.store_entry(entry);
   fs::remove_all(work, ec);
   from_entry(entry, false);
   c.compile_s = now_s() - t0;

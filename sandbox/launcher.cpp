@@ -20,12 +20,12 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 
 #include "core/log.h"
 #include "sandbox/job_impl.h"
 #include "sandbox/job_setup.h"
 #include "sandbox/namespaces.h"
+#include "sandbox/proc_stat.h"
 #include "sandbox/process_tree.h"
 
 namespace kf::sandbox {
@@ -293,12 +293,8 @@ bool Job::freeze(double timeout_s) {
   const auto until = Clock::now() + std::chrono::duration<double>(timeout_s);
   for (pid_t p : list) {
     for (;;) {
-      std::ifstream in("/proc/" + std::to_string(p) + "/stat");
-      std::string all((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-      auto close_paren = all.rfind(')');
-      if (close_paren == std::string::npos || close_paren + 2 >= all.size()) break;  // gone
-      char st = all[close_paren + 2];
-      if (st == 'T' || st == 't' || st == 'Z' || st == 'X') break;
+      const auto status = ProcStat::read(p);
+      if (!status || status->stopped_or_ended()) break;  // gone, or stopped
       if (Clock::now() > until) {
         thaw();
         return false;

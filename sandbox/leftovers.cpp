@@ -8,30 +8,20 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <vector>
 
 #include "sandbox/guardian.h"
+#include "sandbox/proc_stat.h"
 #include "sandbox/reclaim.h"
 
 namespace kf::sandbox {
 namespace fs = std::filesystem;
 namespace {
 
-// Field 22 of /proc/PID/stat (start time after boot, in clock ticks); "" when the process is gone.
-std::string start_time(long pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  std::string line;
-  if (!std::getline(in, line)) return {};
-  const auto close = line.rfind(')');
-  if (close == std::string::npos) return {};
-  size_t pos = close + 2;
-  for (int field = 3; field < 22 && pos != std::string::npos; ++field) {
-    pos = line.find(' ', pos);
-    if (pos != std::string::npos) ++pos;
-  }
-  if (pos == std::string::npos) return {};
-  return line.substr(pos, line.find(' ', pos) - pos);
+// The start time of a process as names carry it; "" when the process is gone.
+std::string start_time(pid_t pid) {
+  const auto status = ProcStat::read(pid);
+  return status ? std::to_string(status->start_ticks) : std::string();
 }
 
 // Names under DIR that start with PREFIX and whose owner is gone.
@@ -60,7 +50,7 @@ bool owner_gone(const std::string& rest) {
   if (::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) return true;
   if (*end != '.') return false;  // the older form names the PID only: alive as far as we can tell
   const std::string start(end + 1, std::strcspn(end + 1, "-"));
-  const std::string now = start_time(pid);
+  const std::string now = start_time(static_cast<pid_t>(pid));
   return !now.empty() && now != start;  // the PID was reused by another process
 }
 

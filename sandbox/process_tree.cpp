@@ -6,29 +6,13 @@
 
 #include <chrono>
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
 #include <thread>
 
 #include "sandbox/cgroup.h"
+#include "sandbox/proc_stat.h"
 
 namespace kf::sandbox {
 namespace {
-
-// Fields 6 and 5 of /proc/<pid>/stat (session, process group); the command may contain spaces.
-bool session_and_group(pid_t pid, pid_t& sid, pid_t& pgrp, char& state) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  std::string line;
-  if (!std::getline(in, line)) return false;
-  const auto close = line.rfind(')');
-  if (close == std::string::npos) return false;
-  std::istringstream rest(line.substr(close + 2));
-  long ppid = 0, group = 0, session = 0;
-  rest >> state >> ppid >> group >> session;
-  sid = static_cast<pid_t>(session);
-  pgrp = static_cast<pid_t>(group);
-  return static_cast<bool>(rest);
-}
 
 std::string ns_of(pid_t pid) {
   char buf[64] = {0};
@@ -50,12 +34,11 @@ std::vector<pid_t> job_processes(const TreeProbe& probe) {
     const long v = std::strtol(e->d_name, &end, 10);
     if (*end != 0 || v <= 0 || v == self) continue;
     const auto pid = static_cast<pid_t>(v);
-    pid_t sid = 0, pgrp = 0;
-    char state = '?';
-    if (!session_and_group(pid, sid, pgrp, state) || state == 'Z') continue;
+    const auto status = ProcStat::read(pid);
+    if (!status || status->zombie()) continue;
     bool mine = false;
     if (!probe.pid_namespace.empty() && ns_of(pid) == probe.pid_namespace) mine = true;
-    if (probe.session > 0 && (sid == probe.session || pgrp == probe.session)) mine = true;
+    if (probe.session > 0 && (status->session == probe.session || status->process_group == probe.session)) mine = true;
     if (mine) found.push_back(pid);
   }
   ::closedir(d);

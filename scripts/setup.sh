@@ -11,6 +11,7 @@ packages=(build-essential cmake ninja-build pkg-config git
           python3 python3-venv  # kforge's python environment with the pinned torch (scripts/python-setup.sh)
           python3-dev  # Python's headers, for KernelBench solutions' load_inline extensions
           gnuplot-nox chromium
+          clang-format  # scripts/check-format.sh
           slurm-wlm munge)  # slurm-wlm, munge: the Slurm array test (tests/cluster)
 missing=()
 for p in "${packages[@]}"; do

@@ -48,22 +48,22 @@ struct ConfigEntry {
 };
 
 // What the manifest records of this invocation's inputs (manifest.h compares them on resume).
-nlohmann::json make_manifest_inputs(const std::vector<ConfigEntry>& configs, const std::vector<ProblemInfo>& problems,
-                                    const CampaignOptions& o, const std::string& prompts_fingerprint) {
-  nlohmann::json cj = nlohmann::json::object(), pj = nlohmann::json::object();
+CampaignInputs campaign_inputs(const std::vector<ConfigEntry>& configs, const std::vector<ProblemInfo>& problems,
+                               const CampaignOptions& o, const std::string& prompts_fingerprint) {
+  CampaignInputs in{.backend = o.backend, .prompts_sha256 = prompts_fingerprint};
   for (const auto& c : configs)
-    cj[c.config.name] = {{"path", c.config.source_path}, {"sha256", c.file_hash},
-                         {"candidate_format", to_string(c.candidate.format)}, {"samples", c.samples},
-                         {"prompts_sha256", c.prompt.templates().fingerprint()},
-                         {"turns", c.settings.turns}, {"stop_at_first_correct", c.settings.stop_at_first_correct},
-                         {"keep_last_attempts", c.settings.keep_last_attempts}};
-  // Recorded only when set, so that folders started before these keys existed resume without a change.
-  for (const auto& c : configs) {
-    if (c.settings.stop_at_peak_fraction) cj[c.config.name]["stop_at_peak_fraction"] = *c.settings.stop_at_peak_fraction;
-    if (c.settings.baseline != "eager") cj[c.config.name]["baseline"] = c.settings.baseline;
-  }
-  for (const auto& p : problems) pj[p.name] = {{"path", p.path}, {"sha256", p.file_hash}};
-  return {{"backend", o.backend}, {"configs", cj}, {"problems", pj}, {"prompts_sha256", prompts_fingerprint}};
+    in.configs[c.config.name] = {.path = c.config.source_path,
+                                 .sha256 = c.file_hash,
+                                 .candidate_format = to_string(c.candidate.format),
+                                 .samples = c.samples,
+                                 .prompts_sha256 = c.prompt.templates().fingerprint(),
+                                 .turns = c.settings.turns,
+                                 .stop_at_first_correct = c.settings.stop_at_first_correct,
+                                 .keep_last_attempts = c.settings.keep_last_attempts,
+                                 .stop_at_peak_fraction = c.settings.stop_at_peak_fraction,
+                                 .baseline = c.settings.baseline};
+  for (const auto& p : problems) in.problems[p.name] = {.path = p.path, .sha256 = p.file_hash};
+  return in;
 }
 
 // The configurations of --config, with --samples / --turns applied and their candidate format's templates
@@ -161,7 +161,7 @@ CampaignSummary run_campaign(const CampaignOptions& o) {
                 writer.error().message);
 
   // ---- Manifest: new run or resume (shards of one campaign share it) ----
-  auto session = begin_session(out, make_manifest_inputs(configs, *problems, o, prompts_fingerprint), o.allow_changed,
+  auto session = begin_session(out, campaign_inputs(configs, *problems, o, prompts_fingerprint), o.allow_changed,
                                shard.sharded() ? shard.text() : "");
   if (!session) return fail(Outcome::bad_input, session.error().message);
   if (!session->changes.empty()) {
@@ -207,11 +207,10 @@ CampaignSummary run_campaign(const CampaignOptions& o) {
   run.session = session->session;
   run.shard = shard.sharded() ? shard.text() : "";
   run.environment = {kVersion, o.backend, env->gpu_name, env->gpu_arch, env->torch_version, env->cuda_version};
-  nlohmann::json env_json = run.environment.to_json();
-  env_json["evaluators"] = nlohmann::json::array();
-  for (size_t i = 0; i < (*pool)->size(); ++i)
-    env_json["evaluators"].push_back(evaluator_ref((*pool)->slot(i)).to_json());
-  if (auto st = record_environment(out, env_json); !st) return fail(Outcome::harness_error, st.error().message);
+  std::vector<corpus::EvaluatorRef> evaluators;
+  for (size_t i = 0; i < (*pool)->size(); ++i) evaluators.push_back(evaluator_ref((*pool)->slot(i)));
+  if (auto st = record_environment(out, run.environment, evaluators); !st)
+    return fail(Outcome::harness_error, st.error().message);
 
   for (auto& c : configs) {
     auto p = providers::make_provider(c.config);

@@ -55,8 +55,8 @@ Result<nlohmann::json> read_manifest(const std::string& path) {
   return m;
 }
 
-}  // namespace
-
+// Differences between the inputs a folder was started with and `new_in`, as sentences (empty: none). Manifests
+// of older kforge versions lack some keys: those are compared only when present.
 std::vector<std::string> manifest_changes(const nlohmann::json& old_in, const nlohmann::json& new_in) {
   std::vector<std::string> changes;
   if (old_in.value("backend", "") != new_in.value("backend", ""))
@@ -101,9 +101,46 @@ std::vector<std::string> manifest_changes(const nlohmann::json& old_in, const nl
   return changes;
 }
 
-Result<ManifestSession> begin_session(const std::string& dir, const nlohmann::json& inputs, bool allow_changed,
-                                      const std::string& shard) {
+nlohmann::json to_json(const CampaignInputs& in) {
+  nlohmann::json configs = nlohmann::json::object(), problems = nlohmann::json::object();
+  for (const auto& [name, c] : in.configs) {
+    nlohmann::json& j = configs[name];
+    j = {{"path", c.path},
+         {"sha256", c.sha256},
+         {"candidate_format", c.candidate_format},
+         {"samples", c.samples},
+         {"prompts_sha256", c.prompts_sha256},
+         {"turns", c.turns},
+         {"stop_at_first_correct", c.stop_at_first_correct},
+         {"keep_last_attempts", c.keep_last_attempts}};
+    // Recorded only when set, so that folders started before these keys existed resume without a change.
+    if (c.stop_at_peak_fraction) j["stop_at_peak_fraction"] = *c.stop_at_peak_fraction;
+    if (c.baseline != "eager") j["baseline"] = c.baseline;
+  }
+  for (const auto& [name, p] : in.problems) problems[name] = {{"path", p.path}, {"sha256", p.sha256}};
+  return {{"backend", in.backend}, {"configs", configs}, {"problems", problems}, {"prompts_sha256", in.prompts_sha256}};
+}
+
+nlohmann::json to_json(const ImportEntry& e) {
+  return {{"at", corpus::utc_now_iso()},
+          {"sources", e.sources},
+          {"kernelbench", e.kernelbench},
+          {"baseline", e.baseline},
+          {"audit", e.audit},
+          {"level", e.level ? nlohmann::json(*e.level) : nlohmann::json()}};
+}
+
+const nlohmann::json& member(const nlohmann::json& j, const char* key) {
+  static const nlohmann::json none;
+  return j.is_object() && j.contains(key) ? j[key] : none;
+}
+
+}  // namespace
+
+Result<ManifestSession> begin_session(const std::string& dir, const CampaignInputs& campaign_inputs,
+                                      bool allow_changed, const std::string& shard) {
   const std::string path = (fs::path(dir) / "run.json").string();
+  const nlohmann::json inputs = to_json(campaign_inputs);
   return with_lock<ManifestSession>(dir, [&]() -> Result<ManifestSession> {
     auto read = read_manifest(path);
     if (!read) return read.error();
@@ -138,12 +175,11 @@ Result<ManifestSession> begin_session(const std::string& dir, const nlohmann::js
     if (auto st = write_file_atomic(path, m.dump(2) + "\n"); !st) return st.error();
     s.run_id = m.value("run_id", "");
     s.session = m.value("sessions", 1);
-    s.manifest = std::move(m);
     return s;
   });
 }
 
-Result<ImportSession> record_import(const std::string& dir, const nlohmann::json& entry) {
+Result<ImportSession> record_import(const std::string& dir, const ImportEntry& entry) {
   const std::string path = (fs::path(dir) / "run.json").string();
   return with_lock<ImportSession>(dir, [&]() -> Result<ImportSession> {
     auto read = read_manifest(path);
@@ -167,21 +203,43 @@ Result<ImportSession> record_import(const std::string& dir, const nlohmann::json
                                                       "its own (--out NEW_DIR); `kforge compare` puts both side by side");
     }
     if (!m.contains("imports") || !m["imports"].is_array()) m["imports"] = nlohmann::json::array();
-    m["imports"].push_back(entry);
+    m["imports"].push_back(to_json(entry));
     if (auto st = write_file_atomic(path, m.dump(2) + "\n"); !st) return st.error();
     return ImportSession{m.value("run_id", ""), static_cast<int>(m["imports"].size())};
   });
 }
 
-Status record_environment(const std::string& dir, const nlohmann::json& environment) {
+Status record_environment(const std::string& dir, const corpus::Environment& environment,
+                          const std::vector<corpus::EvaluatorRef>& evaluators) {
   const std::string path = (fs::path(dir) / "run.json").string();
+  nlohmann::json last = environment.to_json();
+  last["evaluators"] = nlohmann::json::array();
+  for (const auto& e : evaluators) last["evaluators"].push_back(e.to_json());
   return with_lock<Ok>(dir, [&]() -> Status {
     auto m = read_manifest(path);
     if (!m) return m.error();
     if (!m->is_object()) return make_error("manifest.missing", "'" + path + "' disappeared during the run");
-    (*m)["environment_last"] = environment;
+    (*m)["environment_last"] = last;
     return write_file_atomic(path, m->dump(2) + "\n");
   });
+}
+
+Result<RunManifest> RunManifest::read(const std::string& dir) {
+  const std::string path = (fs::path(dir) / "run.json").string();
+  auto m = read_manifest(path);
+  if (!m) return m.error();
+  if (!m->is_object()) return make_error("manifest.missing", "'" + dir + "' holds no run.json");
+  RunManifest r;
+  r.run_id = m->value("run_id", "");
+  const nlohmann::json& inputs = member(*m, "inputs");
+  if (const nlohmann::json& configs = member(inputs, "configs"); configs.is_object())
+    for (const auto& [name, config] : configs.items()) {
+      const nlohmann::json& samples = member(config, "samples");
+      r.config_samples[name] = samples.is_number() ? samples.get<int>() : 1;
+    }
+  if (const nlohmann::json& problems = member(inputs, "problems"); problems.is_object())
+    for (const auto& [name, problem] : problems.items()) r.problems.push_back(name);
+  return r;
 }
 
 }  // namespace kf::agent

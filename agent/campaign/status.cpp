@@ -6,7 +6,7 @@
 #include <set>
 #include <sstream>
 
-#include "core/files.h"
+#include "agent/campaign/manifest.h"
 #include "core/format.h"
 #include "corpus/reader.h"
 #include "corpus/shard.h"
@@ -55,19 +55,15 @@ struct Tally {
 }  // namespace
 
 Result<nlohmann::json> run_status(const std::string& dir) {
-  auto text = read_file((fs::path(dir) / "run.json").string());
-  auto manifest = text ? nlohmann::json::parse(*text, nullptr, false) : nlohmann::json();
-  if (!manifest.is_object())
+  auto manifest = RunManifest::read(dir);
+  if (!manifest)
     return make_error("status.manifest",
                       "'" + dir + "' holds no readable run.json: pass a folder `kforge run --out` wrote");
   // The campaign's units, from the manifest (every configuration and problem any session added).
   std::vector<corpus::UnitKey> units;
-  const nlohmann::json inputs = manifest.value("inputs", nlohmann::json::object());
-  const nlohmann::json configs = inputs.value("configs", nlohmann::json::object());
-  const nlohmann::json problems = inputs.value("problems", nlohmann::json::object());
-  for (auto c = configs.begin(); c != configs.end(); ++c)
-    for (auto p = problems.begin(); p != problems.end(); ++p)
-      for (int s = 0; s < c->value("samples", 1); ++s) units.push_back({c.key(), p.key(), s});
+  for (const auto& [config, samples] : manifest->config_samples)
+    for (const auto& problem : manifest->problems)
+      for (int s = 0; s < samples; ++s) units.push_back({config, problem, s});
 
   // Streamed file by file; what is kept grows with units (and their turns), not with records.
   std::map<std::string, Tally> per_file;
@@ -119,7 +115,7 @@ Result<nlohmann::json> run_status(const std::string& dir) {
   }
   nlohmann::json unreadable = nlohmann::json::array();
   for (const auto& d : damage.first) unreadable.push_back({{"file", d.file}, {"line", d.line}, {"reason", d.reason}});
-  return nlohmann::json{{"run_id", manifest.value("run_id", "")},
+  return nlohmann::json{{"run_id", manifest->run_id},
                         {"dir", dir},
                         {"shards", shards},
                         {"total", total.to_json(static_cast<int>(units.size()))},

@@ -406,14 +406,12 @@ Result<ImportResult> import_kernelbench(const ImportOptions& o) {
   fs::create_directories(o.out, ec);
   if (ec) return make_error("import.out", "cannot create '" + o.out + "': " + ec.message());
 
-  nlohmann::json sources_json = nlohmann::json::array();
-  for (const auto& s : o.sources) sources_json.push_back(fs::absolute(s).lexically_normal().string());
-  auto session = record_import(o.out, {{"at", corpus::utc_now_iso()},
-                                       {"sources", sources_json},
-                                       {"kernelbench", o.kernelbench.empty() ? "" : fs::absolute(o.kernelbench).string()},
-                                       {"baseline", baseline ? baseline->origin() : ""},
-                                       {"audit", audit ? audit->origin() : ""},
-                                       {"level", o.level ? nlohmann::json(*o.level) : nlohmann::json()}});
+  ImportEntry entry{.kernelbench = o.kernelbench.empty() ? "" : fs::absolute(o.kernelbench).string(),
+                    .baseline = baseline ? baseline->origin() : "",
+                    .audit = audit ? audit->origin() : "",
+                    .level = o.level};
+  for (const auto& s : o.sources) entry.sources.push_back(fs::absolute(s).lexically_normal().string());
+  auto session = record_import(o.out, entry);
   if (!session) return session.error();
 
   std::optional<corpus::Corpus> existing;

@@ -57,9 +57,7 @@ std::optional<corpus::EvaluatorRef> evaluator_of(const json& j) {
 
 json ReverifyEntry::to_json() const {
   json j{{"config", config},
-         {"problem",
-          {{"name", problem.name}, {"file_hash", problem.file_hash}, {"category", problem.category},
-           {"path", problem.path}}},
+         {"problem", problem.to_json()},
          {"sample", sample},
          {"turn", turn},
          {"claimed_speedup", opt(claimed_speedup)},
@@ -116,15 +114,15 @@ json ReverifyEntry::to_json() const {
 
 std::optional<ReverifyEntry> ReverifyEntry::from_json(const json& j) {
   if (!j.is_object()) return std::nullopt;
-  const json& p = object(j, "problem");
+  const auto problem = corpus::ProblemRef::salvage(object(j, "problem"));
   auto sample = j.find("sample"), turn = j.find("turn");
-  if (!(j.contains("config") && j["config"].is_string()) || !(j.contains("status") && j["status"].is_string()) || !(p.contains("name") && p["name"].is_string()) ||
+  if (!(j.contains("config") && j["config"].is_string()) || !(j.contains("status") && j["status"].is_string()) || !problem ||
       sample == j.end() || !sample->is_number_integer() || turn == j.end() || !turn->is_number_integer())
     return std::nullopt;
   ReverifyEntry e;
   e.imported = str(j, "kind") == "imported";
   e.config = str(j, "config");
-  e.problem = {str(p, "name"), str(p, "file_hash"), str(p, "category"), str(p, "path")};
+  e.problem = *problem;
   e.sample = sample->get<int>();
   e.turn = turn->get<int>();
   e.status = str(j, "status");

@@ -8,11 +8,10 @@
 
 #include "core/child_process.h"
 #include "core/files.h"
-#include "core/hash.h"
 #include "core/log.h"
 #include "core/time.h"
 #include "evaluator/compile.h"
-#include "evaluator/compile_cache_entry.h"
+#include "evaluator/compile_cache.h"
 #include "evaluator/kernelbench/extension_symbols.h"
 #include "evaluator/kernelbench/python_job.h"
 #include "sandbox/launcher.h"
@@ -155,7 +154,7 @@ std::string ExtensionBuilder::pch_dir(const std::string& level) {
   if (!level.empty()) flags.push_back(level);
   std::string material = "kforge-pch-v1\n" + toolchain_identity();
   for (const auto& f : flags) material += "\n" + f;
-  const fs::path dir = fs::path(config_.cache_dir) / "pch" / sha256_hex(material);
+  const fs::path dir = CompileCache(config_.cache_dir).pch_dir(material);
   std::error_code ec;
   if (fs::exists(dir / (std::string(kPchHeader) + ".gch"), ec)) return result = dir.string();
   // Built in a scratch folder from kforge's own one-line header (no candidate input), then moved into the
@@ -206,9 +205,9 @@ std::string ExtensionBuilder::pch_dir(const std::string& level) {
 ExtensionBuild ExtensionBuilder::build(const ExtensionCall& call) {
   ExtensionBuild b;
   const double t0 = now_s();
-  const std::string key = sha256_hex(std::string(kGeneratorVersion) + '\0' + call.key + '\0' + toolchain_identity());
-  const fs::path dir = fs::path(config_.cache_dir) / key.substr(0, 2) / key;
-  const fs::path lib = dir / (call.name + ".so");
+  const CompileCacheSlot slot =
+      CompileCache(config_.cache_dir).slot(std::string(kGeneratorVersion) + '\0' + call.key + '\0' + toolchain_identity());
+  const fs::path lib = slot.file(call.name + ".so");
   auto from_entry = [&](const CompileCacheEntry& entry) {
     b.output = entry.output;
     b.used_pch = entry.used_pch;
@@ -219,7 +218,7 @@ ExtensionBuild ExtensionBuilder::build(const ExtensionCall& call) {
     b.verdict = entry.failure->verdict;
     b.failure = entry.failure->reasons;
   };
-  if (auto entry = CompileCacheEntry::read(dir); entry && (!entry->ok() || fs::exists(lib))) {
+  if (auto entry = slot.lookup({call.name + ".so"})) {
     from_entry(*entry);
     b.cache_hit = true;
     b.seconds = now_s() - t0;
@@ -334,19 +333,12 @@ ExtensionBuild ExtensionBuilder::build(const ExtensionCall& call) {
     } else if (auto refused = refuse_imports(built.string(), config_.allow_vendor_libs,
                                              "the extension load_inline('" + call.name + "')")) {
       entry.failure = std::move(refused);
-    } else {
-      std::error_code ec;
-      fs::create_directories(dir, ec);
-      const fs::path tmp = dir / (call.name + ".so" + unique_temp_suffix());
-      fs::copy_file(built, tmp, fs::copy_options::overwrite_existing, ec);
-      if (!ec) fs::rename(tmp, lib, ec);
-      if (ec)
-        return harness("harness.cache", "cannot write to the compile cache " + dir.string() +
-                                            " (set --cache-dir to a writable folder)");
+    } else if (auto unwritable = slot.store_file(built, call.name + ".so")) {
+      return harness(unwritable->code, unwritable->detail);
     }
   }
   entry.output = b.output;
-  if (entry.ok() || entry.failure->verdict != VerdictKind::harness_error) (void)entry.write(dir);
+  if (entry.ok() || entry.failure->verdict != VerdictKind::harness_error) (void)slot.store_entry(entry);
   from_entry(entry);
   b.seconds = now_s() - t0;
   return b;

@@ -5,9 +5,8 @@
 
 #include "core/data_dir.h"
 #include "core/files.h"
-#include "core/hash.h"
 #include "core/time.h"
-#include "evaluator/compile_cache_entry.h"
+#include "evaluator/compile_cache.h"
 #include "evaluator/judge.h"
 #include "evaluator/kernelbench/python_job.h"
 #include "evaluator/kernelbench/static_check.h"
@@ -99,9 +98,8 @@ Compiled SolutionCompiler::compile(const std::string& source_path) {
     if (!text.ok()) return fail(VerdictKind::harness_error, {{text.error().code, text.error().message}});
     material += '\0' + *text;
   }
-  const std::string key = sha256_hex(material);
-  const fs::path dir = fs::path(config_.cache_dir) / key.substr(0, 2) / key;
-  const fs::path copy = dir / "solution.py";
+  const CompileCacheSlot slot = CompileCache(config_.cache_dir).slot(material);
+  const fs::path copy = slot.file("solution.py");
   // false when the entry names a file that is gone: the solution is built again.
   auto from_entry = [&](const CompileCacheEntry& entry) -> bool {
     c.compiler_output = entry.output;
@@ -115,13 +113,12 @@ Compiled SolutionCompiler::compile(const std::string& source_path) {
       if (!fs::exists(e.library)) return false;
       c.extensions.push_back({e.name, e.key, e.library});
     }
-    if (!fs::exists(copy)) return false;
     c.library_path = copy.string();
     c.build_log = to_json(entry.extensions);
     c.compile_s = now_s() - t0;
     return true;
   };
-  if (auto entry = CompileCacheEntry::read(dir)) {
+  if (auto entry = slot.lookup({"solution.py"})) {
     if (from_entry(*entry)) {
       c.cache_hit = true;
       return c;
@@ -131,12 +128,10 @@ Compiled SolutionCompiler::compile(const std::string& source_path) {
     c.source_path = source_path;
   }
   auto store = [&](const CompileCacheEntry& entry) {
-    std::error_code ec;
-    fs::create_directories(dir, ec);
     // The copy is the text that was checked and built: the runner gets it, not the file at source_path
     // (which may change meanwhile).
-    if (entry.ok() && !write_file_atomic(copy.string(), *source).ok()) return false;
-    return entry.write(dir);
+    if (entry.ok() && slot.store_text("solution.py", *source)) return false;
+    return slot.store_entry(entry);
   };
   // Failures of the text (static check) and of the build are cached; what importing the solution did is not
   // (it may depend on the machine: memory, time, an installed package).
@@ -241,9 +236,7 @@ Compiled SolutionCompiler::compile(const std::string& source_path) {
   }
   entry.output = c.compiler_output;
   entry.static_findings = *findings;
-  if (!store(entry))
-    return fail(VerdictKind::harness_error, {{"harness.cache", "cannot write to the compile cache " + dir.string() +
-                                                        " (set --cache-dir to a writable folder)"}});
+  if (!store(entry)) return fail(VerdictKind::harness_error, {slot.unwritable()});
   from_entry(entry);
   return c;
 }
