@@ -309,7 +309,7 @@ struct Evaluator::Impl {
   // Rounds of the runner's own GPU work (memsets lasting about as long as a round of the plan's calls) between
   // the same oracle work as a timed round's (prepare_round before, the poison scan after), while no candidate
   // code exists in the runner: the lower quartile of their time beyond the memsets is the round overhead.
-  // False when the evaluation cannot go on.
+  // Stops when the runner or the oracle failed (judged).
   Next calibrate_rounds(EvaluationContext& s, const Plan& plan);
   // Calls per timed round for this candidate (phases/timing.cpp): enough of its calls to fill round_target_ms,
   // judged from the trusted times of its trial calls, between the plan's slots and max_slots.

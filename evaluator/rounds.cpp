@@ -120,8 +120,8 @@ Next Evaluator::Impl::calibrate_rounds(EvaluationContext& s, const Plan& plan) {
   return Next::go_on;
 }
 
-Result<Evaluator::Impl::Plan> Evaluator::Impl::plan(const std::string& problem_key) {
-  if (auto it = plans.find(problem_key); it != plans.end()) return it->second;
+Result<Evaluator::Impl::Plan> Evaluator::Impl::plan(const std::string& key) {
+  if (auto it = plans.find(key); it != plans.end()) return it->second;
   auto r = ask({{"op", "plan"}});
   if (!r.ok()) return r.error();
   Plan p;
@@ -143,7 +143,7 @@ Result<Evaluator::Impl::Plan> Evaluator::Impl::plan(const std::string& problem_k
   };
   p.slots = fit(by_time);
   p.max_slots = std::max(p.slots, fit(std::ceil(opt.round_target_ms * kFastCandidateFactor / p.call_ms)));
-  plans[problem_key] = p;
+  plans[key] = p;
   return p;
 }
 

@@ -11,15 +11,14 @@ bool Evaluator::Impl::times_compile_baseline() const {
   return opt.backend == Backend::cuda;  // auto
 }
 
-Result<nlohmann::json> Evaluator::Impl::compile_reference(const std::string& problem_key, const Plan& plan,
-                                                         bool* cached) {
-  const std::string key = problem_key + "|" + opt.compile_mode;
+Result<nlohmann::json> Evaluator::Impl::compile_reference(const std::string& key, const Plan& plan, bool* cached) {
+  const std::string compiled_key = key + "|" + opt.compile_mode;
   *cached = true;
-  if (auto it = compiled_references.find(key); it != compiled_references.end()) return it->second;
+  if (auto it = compiled_references.find(compiled_key); it != compiled_references.end()) return it->second;
   *cached = false;
   auto r = ask({{"op", "compile_baseline"}, {"mode", opt.compile_mode}, {"slots", plan.slots}});
   if (!r.ok()) return r.error();
-  compiled_references[key] = *r;
+  compiled_references[compiled_key] = *r;
   return *r;
 }
 
@@ -38,8 +37,8 @@ Result<DevicePeaks> Evaluator::Impl::device_peaks_measured() {
   return *peaks;
 }
 
-Result<Roofline> Evaluator::Impl::problem_roofline(const std::string& problem_key, const nlohmann::json& seeds) {
-  if (auto it = rooflines.find(problem_key); it != rooflines.end()) return it->second;
+Result<Roofline> Evaluator::Impl::problem_roofline(const std::string& key, const nlohmann::json& seeds) {
+  if (auto it = rooflines.find(key); it != rooflines.end()) return it->second;
   auto dev = device_peaks_measured();
   if (!dev.ok()) return dev.error();
   auto r = ask({{"op", "roofline"}, {"seeds", seeds}, {"cache_dir", opt.cache_dir + "/roofline"}});
@@ -56,15 +55,15 @@ Result<Roofline> Evaluator::Impl::problem_roofline(const std::string& problem_ke
     works.push_back(Work::from_json(shape));
   }
   rl.work = mean_work(works);
-  rooflines[problem_key] = rl;
+  rooflines[key] = rl;
   return rl;
 }
 
-void Evaluator::Impl::measure_yardsticks(const std::string& problem_key, Verdict& v, const Plan& plan,
+void Evaluator::Impl::measure_yardsticks(const std::string& key, Verdict& v, const Plan& plan,
                                          bool copies_outputs, const nlohmann::json& seeds) {
   auto phase_start = now_s();
   if (opt.roofline) {
-    auto rl = problem_roofline(problem_key, seeds);
+    auto rl = problem_roofline(key, seeds);
     if (rl.ok()) v.roofline = *rl;
     else v.checks.roofline_error = rl.error().message;
   }
@@ -84,7 +83,7 @@ void Evaluator::Impl::measure_yardsticks(const std::string& problem_key, Verdict
     BaselineTime bt;
     if (name == "compile") {
       bool cached = false;
-      auto c = compile_reference(problem_key, plan, &cached);
+      auto c = compile_reference(key, plan, &cached);
       if (!c.ok()) {
         bt.error = "torch.compile baseline: " + c.error().message;
       } else {
@@ -96,7 +95,7 @@ void Evaluator::Impl::measure_yardsticks(const std::string& problem_key, Verdict
       phase_start = now_s();
     }
     if (bt.error.empty()) {
-      auto base = baseline(problem_key, plan, copies_outputs, name);
+      auto base = baseline(key, plan, copies_outputs, name);
       if (base.ok()) {
         BaselineRounds b = *base;
         if (name != "eager") b.mode = opt.compile_mode;
@@ -112,7 +111,7 @@ void Evaluator::Impl::measure_yardsticks(const std::string& problem_key, Verdict
       } else {
         bt.error = base.error().message;
         // A restarted oracle has lost its compiled reference: the next evaluation compiles it again.
-        if (name == "compile") compiled_references.erase(problem_key + "|" + opt.compile_mode);
+        if (name == "compile") compiled_references.erase(key + "|" + opt.compile_mode);
       }
     }
     if (name == "eager" && !bt.error.empty()) v.checks.timing_record().baseline_error = bt.error;

@@ -10,7 +10,7 @@ namespace {
 
 // The shape of an evaluated kf_forward candidate's checks (a host evaluation, abridged).
 nlohmann::json evaluated() {
-  return nlohmann::json::parse(R"({
+  return nlohmann::json::parse(R"json({
     "call_limit_s": 10.0,
     "input_generator": null,
     "phases_s": {"load": 0.01, "setup": 0.2, "trials": 0.3, "timing": 1.5, "yardsticks": 0.5},
@@ -45,7 +45,7 @@ nlohmann::json evaluated() {
       {"trial": -1, "label": "timed round 3 (slot 2, checked at random)", "seed": null, "variant": "own",
        "shapes": {"inputs": [[4, 4]]}, "outputs": [], "inputs_modified": [{"name": "x", "changed": 1}]}
     ]
-  })");
+  })json");
 }
 
 }  // namespace
@@ -56,14 +56,14 @@ TEST(ChecksJson, AnEvaluationsChecksReadBackToTheSameText) {
 }
 
 TEST(ChecksJson, AKernelbenchSolutionsChecksReadBackToTheSameText) {
-  const auto j = nlohmann::json::parse(R"({
+  const auto j = nlohmann::json::parse(R"json({
     "static": {"attribution": {"trusted": false, "why": ["a call"]}, "reference_ops": ["relu"],
                "reference_units": {"relu": 1}, "coverage": {"torch": [], "kernels": ["relu"]}},
     "build": [{"cache_hit": true}], "startup_limit_s": 120.0, "first_call_limit_s": 120.0,
     "custom_kernel_calls": 12, "helper_processes_ended": 0, "replay": {"trusted": true, "calls": 4, "seconds": 1.5},
     "attribution": "trusted", "attribution_basis": "replay", "limit_hit": "call", "roofline_error": "no peaks",
     "device_before": {"clean": true}
-  })");
+  })json");
   const Checks c = Checks::from_json(j);
   ASSERT_TRUE(c.static_check && c.static_check->reference_ops);
   EXPECT_EQ(*c.static_check->reference_ops, std::vector<std::string>{"relu"});
