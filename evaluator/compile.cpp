@@ -32,7 +32,7 @@ Verdict failure_verdict(const std::string& source, VerdictKind kind, std::vector
   v.reasons = std::move(reasons);
   v.compiler_output = output;
   v.compile_s = compile_s;
-  v.checks = {{"candidate", source}};
+  v.checks.candidate = source;
   return v;
 }
 

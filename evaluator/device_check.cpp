@@ -18,9 +18,9 @@ DeviceState device_state(const nlohmann::json& oracle_answer, bool runner_tree_e
   return s;
 }
 
-Result<nlohmann::json> time_on_clean_device(const std::function<Result<DeviceState>()>& check,
-                                            const std::function<Result<nlohmann::json>()>& time, int attempts,
-                                            nlohmann::json* log) {
+Result<TimingSummary> time_on_clean_device(const std::function<Result<DeviceState>()>& check,
+                                           const std::function<Result<TimingSummary>()>& time, int attempts,
+                                           nlohmann::json* log) {
   std::string why = "no attempt made";
   for (int i = 0; i < attempts; ++i) {
     auto before = check();

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "core/result.h"
+#include "verdict/checks.h"
 
 namespace kf::eval {
 
@@ -25,8 +26,8 @@ DeviceState device_state(const nlohmann::json& oracle_answer, bool runner_tree_e
 // Runs `time` (one complete baseline timing) between two device checks; a timing with a check on either side
 // that says not clean is discarded and timed again, at most `attempts` times in all. An error when no timing
 // was taken on a clean device. `log` (optional) receives one entry per attempt.
-Result<nlohmann::json> time_on_clean_device(const std::function<Result<DeviceState>()>& check,
-                                            const std::function<Result<nlohmann::json>()>& time, int attempts,
-                                            nlohmann::json* log = nullptr);
+Result<TimingSummary> time_on_clean_device(const std::function<Result<DeviceState>()>& check,
+                                           const std::function<Result<TimingSummary>()>& time, int attempts,
+                                           nlohmann::json* log = nullptr);
 
 }  // namespace kf::eval

@@ -1,6 +1,6 @@
 // Orchestration of one evaluation: oracle (trusted, torch) <-> runner (untrusted, candidate) through the
 // transport, with every decision taken by the judge here in the supervisor. This file: setting the
-// evaluator up and its public calls; one evaluation is evaluation.cpp, its phases are in phases/.
+// evaluator up and its public calls; one evaluation is the list of phases in phases/phase_list.cpp.
 #include "evaluator/evaluator.h"
 
 #include <signal.h>
@@ -234,7 +234,7 @@ Result<Roofline> Evaluator::roofline(const std::string& problem_path) {
   if (!l.ok()) return l.error();
   nlohmann::json seeds = nlohmann::json::array();
   for (int k = 0; k < impl_->opt.trials; ++k) seeds.push_back(impl_->opt.seed.value_or(kAuditSeed) + static_cast<uint64_t>(k));
-  return impl_->problem_roofline(seeds);
+  return impl_->problem_roofline(impl_->problem_key(problem_path), seeds);
 }
 
 Result<BaselineTiming> Evaluator::time_baseline(const std::string& problem_path, const std::string& which) {
@@ -243,30 +243,31 @@ Result<BaselineTiming> Evaluator::time_baseline(const std::string& problem_path,
   std::lock_guard lock(impl_->eval_mutex);
   auto l = impl_->load(problem_path);
   if (!l.ok()) return l.error();
-  auto p = impl_->plan();
+  const std::string key = impl_->problem_key(problem_path);
+  auto p = impl_->plan(key);
   if (!p.ok()) return p.error();
   BaselineTiming t;
   if (which == "compile") {
     bool cached = false;
-    auto c = impl_->compile_reference(*p, &cached);
+    auto c = impl_->compile_reference(key, *p, &cached);
     if (!c.ok()) return c.error();
     if (!c->value("compiled", false))
       return make_error("baseline.compile", "torch.compile could not compile the reference: " +
                                                 c->value("error", std::string("no reason given")));
     t.compile_s = c->value("compile_s", 0.0);
   }
-  auto r = impl_->baseline(*p, false, which);
+  auto r = impl_->baseline(key, *p, false, which);
   if (!r.ok()) return r.error();
-  t.median_ms = r->value("median_ms", 0.0);
-  t.p10_ms = r->value("p10_ms", 0.0);
-  t.p90_ms = r->value("p90_ms", 0.0);
-  t.calls = r->value("calls", 0);
-  t.rounds = r->value("rounds", 0);
-  t.noise = r->value("noise", 0.0);
+  t.median_ms = r->summary.median_ms.value_or(0);
+  t.p10_ms = r->summary.p10_ms.value_or(0);
+  t.p90_ms = r->summary.p90_ms.value_or(0);
+  t.calls = r->summary.calls.value_or(0);
+  t.rounds = r->summary.rounds.value_or(0);
+  t.noise = r->summary.noise.value_or(0);
   nlohmann::json seeds = nlohmann::json::array();
   for (int k = 0; k < impl_->opt.trials; ++k) seeds.push_back(impl_->opt.seed.value_or(kAuditSeed) + static_cast<uint64_t>(k));
   if (!impl_->opt.roofline) return t;
-  if (auto rl = impl_->problem_roofline(seeds); rl.ok() && rl->error.empty())
+  if (auto rl = impl_->problem_roofline(key, seeds); rl.ok() && rl->error.empty())
     t.peak = fraction_of_peak(rl->work, rl->peaks, t.median_ms, impl_->opt.allow_reduced_precision);
   return t;
 }

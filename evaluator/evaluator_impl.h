@@ -1,8 +1,8 @@
 #pragma once
 // The evaluator's long-lived state (Evaluator::Impl: the oracle, options, caches, device facts) and the limits
 // every part of an evaluation shares. Internal to evaluator/: evaluator.cpp (setting up and the public calls),
-// evaluation.cpp (one candidate's evaluation: its phases, each in evaluator/phases/, on an EvaluationSession,
-// evaluation_session.h), rounds.cpp (one runner round, the timing plan, the baseline's timing).
+// phases/phase_list.cpp (one candidate's evaluation: the list of its phases, each in evaluator/phases/, on an
+// EvaluationContext, evaluation_context.h), rounds.cpp (one runner round, the timing plan, the baseline's timing).
 #include <algorithm>
 #include <cstdint>
 #include <filesystem>
@@ -29,7 +29,11 @@
 
 namespace kf::eval {
 
-struct EvaluationSession;
+struct EvaluationContext;
+
+// What a phase tells the evaluation: go on to the next phase, or stop. A phase that stops has put its reason in
+// the verdict (a reason against the candidate, a runner failure or a harness failure, judged where it happened).
+enum class Next { go_on, stop };
 
 // The audit's trials (kforge audit) keep fixed seeds: its figures describe the problem, not one evaluation.
 inline constexpr uint64_t kAuditSeed = 42;
@@ -52,6 +56,9 @@ inline constexpr size_t kCheckedSlotsPerRound = 2;
 
 // Text from the candidate's side made safe for terminals, the corpus and models (docs/evaluator.md).
 void clean_verdict(Verdict& v);
+// One output's statistics from the oracle's comparison. A figure the oracle could not give (not finite: it
+// sends null) is kNotFinite, larger than every tolerance; the trial records show it as such.
+inline constexpr double kNotFinite = 1e308;
 OutputStats stats_from(const nlohmann::json& j);
 // The dtype tolerances, as recorded in a verdict's checks.
 nlohmann::json tolerances_json();
@@ -81,6 +88,14 @@ struct Replayer {
 // libkforge-seccomp.so: $KFORGE_SECCOMP_LIBRARY, else beside the runner (evaluator/runner_launch.cpp).
 std::string runner_seccomp_library(const std::string& runner_path);
 
+// What starts one evaluation's runner: its command, environment, confinement and job file.
+struct RunnerLaunch {
+  std::vector<std::string> command;  // program and first arguments; --job ... follow
+  std::map<std::string, std::string> env;
+  RunnerSandbox confinement;
+  nlohmann::json job;
+};
+
 // How a problem's timing rounds are sized (Evaluator::Impl::plan, cached per problem).
 struct TimingPlan {
   double call_ms = 0;  // one reference call, as the oracle measured it
@@ -107,9 +122,8 @@ struct Evaluator::Impl {
   // Per problem (absolute path + precision): how timing rounds are sized, and the baseline's timing.
   using Plan = TimingPlan;
   std::map<std::string, Plan> plans;
-  std::map<std::string, nlohmann::json> baselines;
+  std::map<std::string, BaselineRounds> baselines;
   std::map<std::string, kernelbench::ReferenceWork> reference_work;  // per problem_key: the torch-fallback rule's
-  std::string problem_key;
   std::mt19937_64 rng{std::random_device{}()};  // the trusted side's choices; never sent to the runner
   // The first trial's seed of one evaluation: --seed, else 48 bits from the OS's entropy (exact in any JSON
   // reader), drawn afresh for every evaluation so that no trial can be told by regenerating its inputs.
@@ -173,20 +187,32 @@ struct Evaluator::Impl {
   TimingPolicyOptions policy_options() const {
     return {opt.warmup_rounds, opt.min_rounds, opt.max_rounds, opt.timing_budget_ms, opt.max_noise};
   }
-  Result<Plan> plan();
+  // The key of a problem's cached plans, baselines and rooflines: its absolute path, the precision, the file's
+  // modification time (a problem edited under the same path is planned and timed afresh) and, for a kernelbench
+  // candidate, the kind (its problem is loaded without exporting the model's state).
+  std::string problem_key(const std::string& problem, CandidateKind kind = CandidateKind::kf_forward) const {
+    std::error_code ec;
+    auto mtime = std::filesystem::last_write_time(problem, ec).time_since_epoch().count();
+    return std::filesystem::absolute(problem).string() + "|" + opt.precision + "|" + std::to_string(mtime) +
+           (kind == CandidateKind::kernelbench ? "|kernelbench" : "");
+  }
+  // The timing plan of the loaded problem (`key`: problem_key's).
+  Result<Plan> plan(const std::string& key);
   // The eager baseline's timing; `copies_outputs`: each call's results copied into buffers inside the timed
   // calls, as a kernelbench runner does with ModelNew's (cached apart from the plain baseline).
   // Timed on a clean device only: checked before and after (device_check.h), retimed up to three times.
-  Result<nlohmann::json> baseline(const Plan& plan, bool copies_outputs = false, const std::string& which = "eager");
+  Result<BaselineRounds> baseline(const std::string& key, const Plan& plan, bool copies_outputs = false,
+                                  const std::string& which = "eager");
   // The yardsticks of a correct, timed candidate (yardsticks.cpp): every baseline the options name, timed, the
   // primary one's speedup as the verdict's, the roofline and each time's fraction of peak. `seeds`: the
   // evaluation's trial seeds (the shapes its calls had).
-  void measure_yardsticks(Verdict& v, const Plan& plan, bool copies_outputs, const nlohmann::json& seeds);
+  void measure_yardsticks(const std::string& key, Verdict& v, const Plan& plan, bool copies_outputs,
+                          const nlohmann::json& seeds);
   bool times_compile_baseline() const;
   // torch.compile of the loaded problem's reference in opt.compile_mode (per problem, cached here and in the
   // oracle): the oracle's answer (compiled, error, compile_s); *cached: compiled by an earlier evaluation.
-  Result<nlohmann::json> compile_reference(const Plan& plan, bool* cached);
-  Result<Roofline> problem_roofline(const nlohmann::json& seeds);
+  Result<nlohmann::json> compile_reference(const std::string& key, const Plan& plan, bool* cached);
+  Result<Roofline> problem_roofline(const std::string& key, const nlohmann::json& seeds);
   Result<DevicePeaks> device_peaks_measured();
   std::map<std::string, nlohmann::json> compiled_references;  // per problem_key|mode
   std::map<std::string, Roofline> rooflines;                  // per problem_key
@@ -200,54 +226,47 @@ struct Evaluator::Impl {
   // Loads a problem for a candidate of `kind`: a kernelbench candidate keeps its parameters inside ModelNew,
   // so the model's state_dict entries are not exported as inputs (and buffers, plans and baselines differ).
   Result<nlohmann::json> load(const std::string& problem, CandidateKind kind = CandidateKind::kf_forward) {
-    // The file's modification time too: a problem edited under the same path is planned and timed afresh.
-    std::error_code ec;
-    auto mtime = std::filesystem::last_write_time(problem, ec).time_since_epoch().count();
-    const bool kb = kind == CandidateKind::kernelbench;
-    problem_key = std::filesystem::absolute(problem).string() + "|" + opt.precision + "|" + std::to_string(mtime) +
-                  (kb ? "|kernelbench" : "");
     return ask({{"op", "load"}, {"path", std::filesystem::absolute(problem).string()}, {"precision", opt.precision},
-                {"backend", to_string(opt.backend)}, {"export_state", !kb}});
+                {"backend", to_string(opt.backend)}, {"export_state", kind != CandidateKind::kernelbench}});
   }
-  // The work of the loaded problem's reference (static check of its file), for the torch-fallback rule of
-  // kernelbench candidates.
-  Result<kernelbench::ReferenceWork> problem_reference_work(const std::string& problem);
+  // The work of a problem's reference (static check of its file, cached per problem_key), for the
+  // torch-fallback rule of kernelbench candidates.
+  Result<kernelbench::ReferenceWork> problem_reference_work(const std::string& key, const std::string& problem);
 
-  // What starts one evaluation's runner: its command, environment, confinement and job file.
-  struct RunnerLaunch {
-    std::vector<std::string> command;  // program and first arguments; --job ... follow
-    std::map<std::string, std::string> env;
-    RunnerSandbox confinement;
-    nlohmann::json job;
-  };
-
-  // One candidate's evaluation (evaluation.cpp): the phases below, in this order, on a session that lives for
-  // this evaluation only (evaluation_session.h). Each phase is in its own file under evaluator/phases/.
+  // One candidate's evaluation (phases/phase_list.cpp): the phases below, in the order of their lists there, on
+  // a context that lives for this evaluation only (evaluation_context.h). Each phase is in its own file under
+  // evaluator/phases/ and returns whether the evaluation goes on (Next).
   Verdict evaluate(const std::string& problem, const Compiled& compiled);
   // The verdict of a candidate that did not build: the compiler's, with the evaluation's fields.
   Verdict compile_failure(const std::string& problem, const Compiled& compiled) const;
-  // phases/setup.cpp: the problem loaded (and a kernelbench solution's static torch-fallback rule), the job
-  // folder and buffers, the timing plan, the runner started, the round overhead calibrated, the candidate
-  // loaded. False when the verdict is final already (a harness error, the static rule): nothing of the
-  // candidate has run. A runner that fails while loading the candidate is judged and leaves s.going_on false.
-  bool set_up(EvaluationSession& s);
-  bool load_problem(EvaluationSession& s, nlohmann::json& loaded);
-  bool prepare_job(EvaluationSession& s, const nlohmann::json& loaded, RunnerLaunch& launch);
-  bool start_runner(EvaluationSession& s, const RunnerLaunch& launch);
+  using Phase = Next (Impl::*)(EvaluationContext&);
+  // The phases while the runner runs, in order; each one only while the ones before went on.
+  std::vector<Phase> runner_phases() const;
+  // phases/setup.cpp, before the runner runs (a stop is final: a harness error, or kernelbench's static
+  // torch-fallback rule; nothing of the candidate has run): the verdict's first fields; the problem loaded (and
+  // a kernelbench solution's static rule); the job folder, seeds, timing plan and buffers, the device clean; the
+  // runner started. Then, with the runner: the round overhead calibrated and the candidate loaded.
+  void begin_verdict(EvaluationContext& s);
+  Next load_problem(EvaluationContext& s);
+  Next prepare_job(EvaluationContext& s);
+  Next start_runner(EvaluationContext& s);
+  Next load_candidate(EvaluationContext& s);
   // phases/trials.cpp: the correctness trials on every input set, then the fp32 precision trial.
-  void run_trials(EvaluationSession& s);
-  // phases/timing.cpp: the candidate's timed rounds (with a timing plan).
-  void time_candidate(EvaluationSession& s);
+  Next run_trials(EvaluationContext& s);
+  // phases/timing.cpp: the candidate's timed rounds. Reasons found beside a trial (a vendor library in the
+  // runner's maps) do not stop the timing, but they stop what follows it.
+  Next time_candidate(EvaluationContext& s);
   // phases/revalidation.cpp: outputs checked again after the timing, on fresh and on nearly-repeated inputs.
-  void revalidate(EvaluationSession& s);
-  // phases/runner_end.cpp: the last look at the runner's maps, a kernelbench solution's attribution trial, the
-  // runner's end (what the next device check watches), whose work the outputs were.
-  void end_runner(EvaluationSession& s);
-  // phases/baseline.cpp: the yardsticks of a candidate correct so far and timed (baselines, roofline) and
-  // the physical floor of its time.
-  void time_baselines(EvaluationSession& s);
+  Next revalidate(EvaluationContext& s);
+  // phases/runner_end.cpp, whatever the runner phases did: the last look at the runner's maps, a kernelbench
+  // solution's attribution trial (only when `ran_through`: every runner phase went on), the runner's end (what
+  // the next device check watches), whose work the outputs were.
+  void end_runner(EvaluationContext& s, bool ran_through);
+  // phases/baseline.cpp: the yardsticks of a candidate correct so far and timed (baselines, roofline) and the
+  // physical floor of its time; nothing for any other.
+  void time_baselines(EvaluationContext& s);
   // phases/judgement.cpp: the judge's finishing rule (finalize), the text cleaned, the evaluation's time.
-  Verdict judge(EvaluationSession& s);
+  Verdict judge(EvaluationContext& s);
 
   // Prepares the job folder (the candidate's files copied in) and the launch (evaluator/runner_launch.cpp).
   Result<RunnerLaunch> runner_launch(const std::string& job_dir, const Compiled& compiled, const nlohmann::json& loaded,
@@ -258,29 +277,30 @@ struct Evaluator::Impl {
   // verdict's); then, with the runner gone, the replay of those calls and the oracle's judgement of record
   // against replay.
   static bool statically_attributed(const Compiled& compiled);
-  bool record_trial(EvaluationSession& s);
+  bool record_trial(EvaluationContext& s);
   std::unique_ptr<Replayer> start_replayer(const Compiled& compiled, const RunnerLaunch& launch);
   ReplayOutcome replay_attribution(Replayer& replayer, const std::string& job_dir, double call_limit_s);
 
-  // What every phase uses (evaluation.cpp, rounds.cpp).
+  // What every phase uses (phases/runner_checks.cpp, rounds.cpp).
   // A kernelbench round whose runner counted no call into the solution's own kernels (rejected.torch_fallback).
-  bool no_custom_kernel(EvaluationSession& s, const RunnerEnd& e, const std::string& during);
+  bool no_custom_kernel(EvaluationContext& s, const RunnerEnd& e, const std::string& during);
   // Runs one round (thaw, clock, command, answer, clock, freeze). Fills *ms with the trusted wall time.
-  RunnerEnd round(EvaluationSession& s, const nlohmann::json& order, const nlohmann::json& shapes, double* ms,
+  RunnerEnd round(EvaluationContext& s, const nlohmann::json& order, const nlohmann::json& shapes, double* ms,
                   int64_t touch_bytes = 0);
-  bool runner_failed(EvaluationSession& s, const RunnerEnd& e, const std::string& during);
+  bool runner_failed(EvaluationContext& s, const RunnerEnd& e, const std::string& during);
   // Vendor libraries in the (frozen) runner's memory maps; adds rejected.vendor_library once.
-  void check_maps(EvaluationSession& s);
-  bool oracle_failed(Verdict& v, const Error& e);
+  void check_maps(EvaluationContext& s);
+  // An oracle request failed: judged against the candidate when the oracle says it tampered with a shared buffer,
+  // else a harness (or problem) failure.
+  void judge_oracle_failure(Verdict& v, const Error& e);
   // One correctness trial on slot 0: prepare, one call, compare, judge (phases/trials.cpp). Returns its reasons
   // (already added to the verdict unless `hold`), or nullopt when the evaluation cannot go on.
-  std::optional<std::vector<Reason>> one_trial(EvaluationSession& s, int trial, uint64_t seed,
+  std::optional<std::vector<Reason>> one_trial(EvaluationContext& s, int trial, uint64_t seed,
                                                const std::string& variant, const std::string& label,
                                                bool hold = false);
-  // Judges one comparison from the oracle (phases/trials.cpp); its record goes to checks.trials, or to
-  // *record_out when given (timed rounds' checks are recorded only when they fail).
-  std::vector<Reason> judge_comparison(EvaluationSession& s, const nlohmann::json& cmp, int trial,
-                                       const std::string& label, nlohmann::json* record_out = nullptr);
+  // Judges one comparison from the oracle (phases/trials.cpp); *record receives its record for checks.trials.
+  std::vector<Reason> judge_comparison(EvaluationContext& s, const nlohmann::json& cmp, int trial,
+                                       const std::string& label, TrialRecord* record);
   // Fresh inputs on unpredictable seeds in each of `slots` slots, outputs poisoned, the L2 flushed (the
   // oracle's prepare_round; the runner is frozen meanwhile).
   Result<nlohmann::json> prepare_round(int slots);
@@ -289,13 +309,13 @@ struct Evaluator::Impl {
   // Rounds of the runner's own GPU work (memsets lasting about as long as a round of the plan's calls) between
   // the same oracle work as a timed round's (prepare_round before, the poison scan after), while no candidate
   // code exists in the runner: the lower quartile of their time beyond the memsets is the round overhead.
-  // False when the evaluation cannot go on.
-  bool calibrate_rounds(EvaluationSession& s, const Plan& plan);
+  // Stops when the runner or the oracle failed (judged).
+  Next calibrate_rounds(EvaluationContext& s, const Plan& plan);
   // Calls per timed round for this candidate (phases/timing.cpp): enough of its calls to fill round_target_ms,
   // judged from the trusted times of its trial calls, between the plan's slots and max_slots.
-  int candidate_calls_per_round(const EvaluationSession& s, const Plan& plan) const;
-  // The timing rounds of `k` calls each (phases/timing.cpp); false when the evaluation cannot go on.
-  bool timed_rounds(EvaluationSession& s, int k);
+  int candidate_calls_per_round(const EvaluationContext& s, const Plan& plan) const;
+  // The timing rounds of `k` calls each (phases/timing.cpp).
+  Next timed_rounds(EvaluationContext& s, int k);
 };
 
 

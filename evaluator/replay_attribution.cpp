@@ -10,7 +10,7 @@
 #include "core/data_dir.h"
 #include "core/files.h"
 #include "core/time.h"
-#include "evaluator/evaluation_session.h"
+#include "evaluator/evaluation_context.h"
 #include "sandbox/leftovers.h"
 
 namespace fs = std::filesystem;
@@ -39,7 +39,7 @@ bool Evaluator::Impl::statically_attributed(const Compiled& compiled) {
   return a.is_object() && a.contains("trusted") && a["trusted"].is_boolean() && a["trusted"].get<bool>();
 }
 
-bool Evaluator::Impl::record_trial(EvaluationSession& s) {
+bool Evaluator::Impl::record_trial(EvaluationContext& s) {
   s.record_bytes = std::clamp<int64_t>(4 * s.trial_bytes + kRecordFloorBytes, kRecordFloorBytes, kRecordCapBytes);
   auto r = one_trial(s, opt.trials + 3, s.seed, kVariants[0],
                      "attribution trial (trial 0's seed, extension calls recorded for the replay)");

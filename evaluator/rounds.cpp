@@ -9,11 +9,11 @@
 #include <cmath>
 
 #include "core/time.h"
-#include "evaluator/evaluation_session.h"
+#include "evaluator/evaluation_context.h"
 
 namespace kf::eval {
 
-RunnerEnd Evaluator::Impl::round(EvaluationSession& s, const nlohmann::json& order, const nlohmann::json& shapes,
+RunnerEnd Evaluator::Impl::round(EvaluationContext& s, const nlohmann::json& order, const nlohmann::json& shapes,
                                   double* ms, int64_t touch_bytes) {
   nlohmann::json cmd{{"op", "round"}, {"order", order}};
   if (!shapes.is_null()) cmd["shapes"] = shapes;
@@ -57,7 +57,7 @@ nlohmann::json Evaluator::Impl::round_check_request(const nlohmann::json& check_
           {"sample", std::max<int64_t>(1, opt.round_check_sample)}};
 }
 
-bool Evaluator::Impl::calibrate_rounds(EvaluationSession& s, const Plan& plan) {
+Next Evaluator::Impl::calibrate_rounds(EvaluationContext& s, const Plan& plan) {
   Verdict& v = s.verdict;
   constexpr int kWarmup = 2, kMinRounds = 15, kMaxRounds = 45;
   // The harness's cost of a round depends on what surrounds it: on the H200 it grew with the GPU work in the
@@ -82,13 +82,18 @@ bool Evaluator::Impl::calibrate_rounds(EvaluationSession& s, const Plan& plan) {
     return sorted[sorted.size() / 4];
   };
   for (int i = 0;; ++i) {
-    if (auto prep = prepare_round(plan.slots); !prep.ok()) return !oracle_failed(v, prep.error());
+    if (auto prep = prepare_round(plan.slots); !prep.ok()) {
+      judge_oracle_failure(v, prep.error());
+      return Next::stop;
+    }
     double ms = 0;
     auto e = round(s, nlohmann::json::array(), nullptr, &ms, touch);
-    if (runner_failed(s, e, "measuring the round overhead")) return false;
+    if (runner_failed(s, e, "measuring the round overhead")) return Next::stop;
     // The memsets overwrote outputs: the scan's count means nothing here, only its cost does.
-    if (auto scan = ask(round_check_request(nlohmann::json::array())); !scan.ok())
-      return !oracle_failed(v, scan.error());
+    if (auto scan = ask(round_check_request(nlohmann::json::array())); !scan.ok()) {
+      judge_oracle_failure(v, scan.error());
+      return Next::stop;
+    }
     // No candidate code exists in the runner yet, so its event time of the memsets may be believed.
     auto ev = e.reply.find("events_ms");
     const double work = ev != e.reply.end() && ev->is_number() ? std::clamp(ev->get<double>(), 0.0, ms) : 0.0;
@@ -112,11 +117,11 @@ bool Evaluator::Impl::calibrate_rounds(EvaluationSession& s, const Plan& plan) {
   // far above the smallest sample marks such a stretch, and the calibration goes on until it has passed.
   s.round_overhead_ms = lower_quartile();
   s.calibration_log = std::move(log);
-  return true;
+  return Next::go_on;
 }
 
-Result<Evaluator::Impl::Plan> Evaluator::Impl::plan() {
-  if (auto it = plans.find(problem_key); it != plans.end()) return it->second;
+Result<Evaluator::Impl::Plan> Evaluator::Impl::plan(const std::string& key) {
+  if (auto it = plans.find(key); it != plans.end()) return it->second;
   auto r = ask({{"op", "plan"}});
   if (!r.ok()) return r.error();
   Plan p;
@@ -138,7 +143,7 @@ Result<Evaluator::Impl::Plan> Evaluator::Impl::plan() {
   };
   p.slots = fit(by_time);
   p.max_slots = std::max(p.slots, fit(std::ceil(opt.round_target_ms * kFastCandidateFactor / p.call_ms)));
-  plans[problem_key] = p;
+  plans[key] = p;
   return p;
 }
 
@@ -157,12 +162,13 @@ Result<DeviceState> Evaluator::Impl::check_device() {
   return device_state(*r, gone);
 }
 
-Result<nlohmann::json> Evaluator::Impl::baseline(const Plan& p, bool copies_outputs, const std::string& which) {
+Result<BaselineRounds> Evaluator::Impl::baseline(const std::string& problem_key, const Plan& p, bool copies_outputs,
+                                                 const std::string& which) {
   const std::string mode = which == "eager" ? "" : "|" + which + ":" + opt.compile_mode;
   const std::string key =
       problem_key + (opt.baseline_cudnn_tf32 ? "|tf32" : "") + (copies_outputs ? "|copies" : "") + mode;
   if (auto it = baselines.find(key); it != baselines.end()) return it->second;
-  auto time = [&]() -> Result<nlohmann::json> {
+  auto time = [&]() -> Result<TimingSummary> {
     TimingPolicy policy(policy_options());
     while (!policy.done()) {
       auto r = ask({{"op", "baseline_round"}, {"slots", p.slots}, {"cudnn_tf32", opt.baseline_cudnn_tf32},
@@ -172,14 +178,15 @@ Result<nlohmann::json> Evaluator::Impl::baseline(const Plan& p, bool copies_outp
     }
     return policy.summary();
   };
-  nlohmann::json checks = nlohmann::json::array();
-  auto timed = time_on_clean_device([this] { return check_device(); }, time, 3, &checks);
+  nlohmann::json device_checks = nlohmann::json::array();
+  auto timed = time_on_clean_device([this] { return check_device(); }, time, 3, &device_checks);
   if (!timed.ok()) return timed.error();
-  nlohmann::json b = *timed;
-  b["cudnn_tf32"] = opt.baseline_cudnn_tf32;
-  b["copies_outputs"] = copies_outputs;
-  b["calls_per_round"] = p.slots;
-  b["device_checks"] = checks;
+  BaselineRounds b;
+  b.summary = *timed;
+  b.cudnn_tf32 = opt.baseline_cudnn_tf32;
+  b.copies_outputs = copies_outputs;
+  b.calls_per_round = p.slots;
+  b.device_checks = device_checks;
   baselines[key] = b;
   return b;
 }

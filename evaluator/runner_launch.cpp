@@ -37,10 +37,8 @@ std::string runner_seccomp_library(const std::string& runner_path) {
   return (fs::path(runner_path).parent_path() / "libkforge-seccomp.so").string();
 }
 
-Result<Evaluator::Impl::RunnerLaunch> Evaluator::Impl::runner_launch(const std::string& job_dir,
-                                                                     const Compiled& compiled,
-                                                                     const nlohmann::json& loaded,
-                                                                     const nlohmann::json& buffers) {
+Result<RunnerLaunch> Evaluator::Impl::runner_launch(const std::string& job_dir, const Compiled& compiled,
+                                                    const nlohmann::json& loaded, const nlohmann::json& buffers) {
   RunnerLaunch l;
   // An allowlist: nothing of kforge's own environment (API keys, tokens) reaches candidate code.
   l.env = {{"PATH", "/usr/local/bin:/usr/bin:/bin"}, {"HOME", job_dir}, {"LANG", "C"}};

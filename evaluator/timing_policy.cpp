@@ -70,17 +70,19 @@ std::string TimingPolicy::compute_stop() const {
 
 bool TimingPolicy::done() const { return !stop_.empty(); }
 
-nlohmann::json TimingPolicy::summary() const {
-  return {{"median_ms", median_ms()},
-          {"p10_ms", quantile(0.1)},
-          {"p90_ms", quantile(0.9)},
-          {"min_ms", quantile(0)},
-          {"max_ms", quantile(1)},
-          {"rounds", rounds()},
-          {"calls", calls_},
-          {"measured_ms", measured_},
-          {"noise", noise()},
-          {"stop", stop_reason()}};
+TimingSummary TimingPolicy::summary() const {
+  TimingSummary s;
+  s.median_ms = median_ms();
+  s.p10_ms = quantile(0.1);
+  s.p90_ms = quantile(0.9);
+  s.min_ms = quantile(0);
+  s.max_ms = quantile(1);
+  s.rounds = rounds();
+  s.calls = calls_;
+  s.measured_ms = measured_;
+  s.noise = noise();
+  s.stop = stop_reason();
+  return s;
 }
 
 }  // namespace kf::eval

@@ -2,10 +2,10 @@
 // When to stop timing: a noise criterion after nvbench's (stop once the measurement is precise enough,
 // within a time budget), applied alike to the candidate and the baseline. Samples are per-call times of
 // whole rounds (a round's trusted wall time / its calls).
-#include <nlohmann/json.hpp>
-
 #include <string>
 #include <vector>
+
+#include "verdict/checks.h"
 
 namespace kf::eval {
 
@@ -33,7 +33,7 @@ class TimingPolicy {
   int rounds() const { return static_cast<int>(samples_.size()); }
   int calls() const { return calls_; }
   const std::string& stop_reason() const { return stop_; }  // noise | budget | wall_budget | max_rounds | ""
-  nlohmann::json summary() const;   // median/p10/p90/min/max per call, rounds, calls, noise, stop reason
+  TimingSummary summary() const;  // median/p10/p90/min/max per call, rounds, calls, noise, stop reason
 
  private:
   double quantile(double q) const;

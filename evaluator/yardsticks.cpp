@@ -11,14 +11,14 @@ bool Evaluator::Impl::times_compile_baseline() const {
   return opt.backend == Backend::cuda;  // auto
 }
 
-Result<nlohmann::json> Evaluator::Impl::compile_reference(const Plan& plan, bool* cached) {
-  const std::string key = problem_key + "|" + opt.compile_mode;
+Result<nlohmann::json> Evaluator::Impl::compile_reference(const std::string& key, const Plan& plan, bool* cached) {
+  const std::string compiled_key = key + "|" + opt.compile_mode;
   *cached = true;
-  if (auto it = compiled_references.find(key); it != compiled_references.end()) return it->second;
+  if (auto it = compiled_references.find(compiled_key); it != compiled_references.end()) return it->second;
   *cached = false;
   auto r = ask({{"op", "compile_baseline"}, {"mode", opt.compile_mode}, {"slots", plan.slots}});
   if (!r.ok()) return r.error();
-  compiled_references[key] = *r;
+  compiled_references[compiled_key] = *r;
   return *r;
 }
 
@@ -37,8 +37,8 @@ Result<DevicePeaks> Evaluator::Impl::device_peaks_measured() {
   return *peaks;
 }
 
-Result<Roofline> Evaluator::Impl::problem_roofline(const nlohmann::json& seeds) {
-  if (auto it = rooflines.find(problem_key); it != rooflines.end()) return it->second;
+Result<Roofline> Evaluator::Impl::problem_roofline(const std::string& key, const nlohmann::json& seeds) {
+  if (auto it = rooflines.find(key); it != rooflines.end()) return it->second;
   auto dev = device_peaks_measured();
   if (!dev.ok()) return dev.error();
   auto r = ask({{"op", "roofline"}, {"seeds", seeds}, {"cache_dir", opt.cache_dir + "/roofline"}});
@@ -55,17 +55,17 @@ Result<Roofline> Evaluator::Impl::problem_roofline(const nlohmann::json& seeds) 
     works.push_back(Work::from_json(shape));
   }
   rl.work = mean_work(works);
-  rooflines[problem_key] = rl;
+  rooflines[key] = rl;
   return rl;
 }
 
-void Evaluator::Impl::measure_yardsticks(Verdict& v, const Plan& plan, bool copies_outputs,
-                                         const nlohmann::json& seeds) {
+void Evaluator::Impl::measure_yardsticks(const std::string& key, Verdict& v, const Plan& plan,
+                                         bool copies_outputs, const nlohmann::json& seeds) {
   auto phase_start = now_s();
   if (opt.roofline) {
-    auto rl = problem_roofline(seeds);
+    auto rl = problem_roofline(key, seeds);
     if (rl.ok()) v.roofline = *rl;
-    else v.checks["roofline_error"] = rl.error().message;
+    else v.checks.roofline_error = rl.error().message;
   }
   const bool tf32 = opt.allow_reduced_precision;
   auto fraction = [&](double ms) -> std::optional<PeakFraction> {
@@ -73,7 +73,7 @@ void Evaluator::Impl::measure_yardsticks(Verdict& v, const Plan& plan, bool copi
     return fraction_of_peak(v.roofline->work, v.roofline->peaks, ms, tf32);
   };
   if (v.time_ms) v.peak = fraction(*v.time_ms);
-  v.checks["phases_s"]["roofline"] = now_s() - phase_start;
+  v.checks.phases_s["roofline"] = now_s() - phase_start;
   if (!opt.measure_baseline) return;
 
   std::vector<std::string> names{"eager"};
@@ -83,7 +83,7 @@ void Evaluator::Impl::measure_yardsticks(Verdict& v, const Plan& plan, bool copi
     BaselineTime bt;
     if (name == "compile") {
       bool cached = false;
-      auto c = compile_reference(plan, &cached);
+      auto c = compile_reference(key, plan, &cached);
       if (!c.ok()) {
         bt.error = "torch.compile baseline: " + c.error().message;
       } else {
@@ -91,16 +91,16 @@ void Evaluator::Impl::measure_yardsticks(Verdict& v, const Plan& plan, bool copi
         bt.compile_cached = cached || c->value("cached", false);
         if (!c->value("compiled", false)) bt.error = c->value("error", std::string("torch.compile failed"));
       }
-      v.checks["phases_s"]["compile_baseline"] = now_s() - phase_start;
+      v.checks.phases_s["compile_baseline"] = now_s() - phase_start;
       phase_start = now_s();
     }
     if (bt.error.empty()) {
-      auto base = baseline(plan, copies_outputs, name);
+      auto base = baseline(key, plan, copies_outputs, name);
       if (base.ok()) {
-        nlohmann::json b = *base;
-        if (name != "eager") b["mode"] = opt.compile_mode;
-        v.checks["timing"][name == "eager" ? "baseline" : "baseline_" + name] = b;
-        bt.time_ms = base->value("median_ms", 0.0);
+        BaselineRounds b = *base;
+        if (name != "eager") b.mode = opt.compile_mode;
+        v.checks.timing_record().baselines[name] = b;
+        bt.time_ms = base->summary.median_ms.value_or(0.0);
         if (v.time_ms && *v.time_ms > 0) bt.speedup = *bt.time_ms / *v.time_ms;
         bt.peak = fraction(*bt.time_ms);
       } else if (base.error().code == "oracle.candidate") {
@@ -111,11 +111,11 @@ void Evaluator::Impl::measure_yardsticks(Verdict& v, const Plan& plan, bool copi
       } else {
         bt.error = base.error().message;
         // A restarted oracle has lost its compiled reference: the next evaluation compiles it again.
-        if (name == "compile") compiled_references.erase(problem_key + "|" + opt.compile_mode);
+        if (name == "compile") compiled_references.erase(key + "|" + opt.compile_mode);
       }
     }
-    if (name == "eager" && !bt.error.empty()) v.checks["timing"]["baseline_error"] = bt.error;
-    v.checks["phases_s"][name == "eager" ? "baseline" : "baseline_" + name] = now_s() - phase_start;
+    if (name == "eager" && !bt.error.empty()) v.checks.timing_record().baseline_error = bt.error;
+    v.checks.phases_s[name == "eager" ? "baseline" : "baseline_" + name] = now_s() - phase_start;
     v.baselines[name] = bt;
   }
   // The primary baseline's figures are the verdict's; one that has no time falls back to eager, flagged.

@@ -56,7 +56,7 @@ nlohmann::json Verdict::to_json() const {
   j["verdict"] = name();
   j["correct"] = correct();
   j["reasons"] = reasons_json(reasons);
-  j["checks"] = checks;
+  j["checks"] = checks.to_json();
   j["time_ms"] = optional_number(time_ms);
   j["ref_time_ms"] = optional_number(ref_time_ms);
   j["speedup"] = optional_number(speedup);
@@ -138,7 +138,7 @@ Verdict Verdict::from_json(const nlohmann::json& j) {
   if (auto rs = j.find("reasons"); rs != j.end() && rs->is_array())
     for (const auto& r : *rs)
       if (auto code = optional_string_at(r, "code")) v.reasons.push_back({*code, string_at(r, "detail")});
-  if (auto c = j.find("checks"); c != j.end() && c->is_object()) v.checks = *c;
+  if (auto c = j.find("checks"); c != j.end() && c->is_object()) v.checks = Checks::from_json(*c);
   v.time_ms = number_at(j, "time_ms");
   v.ref_time_ms = number_at(j, "ref_time_ms");
   v.speedup = number_at(j, "speedup");
@@ -182,11 +182,9 @@ Verdict Verdict::from_json(const nlohmann::json& j) {
 }
 
 namespace {
-std::optional<TimingSpread> spread_at(const nlohmann::json& timing, const char* who) {
-  const auto& x = at_or_null(timing, who);
-  auto p10 = number_at(x, "p10_ms"), p90 = number_at(x, "p90_ms");
-  if (!p10 || !p90 || !std::isfinite(*p10) || !std::isfinite(*p90)) return std::nullopt;
-  return TimingSpread{*p10, *p90};
+std::optional<TimingSpread> spread_of(const TimingSummary& s) {
+  if (!s.p10_ms || !s.p90_ms || !std::isfinite(*s.p10_ms) || !std::isfinite(*s.p90_ms)) return std::nullopt;
+  return TimingSpread{*s.p10_ms, *s.p90_ms};
 }
 }  // namespace
 
@@ -196,17 +194,19 @@ const std::optional<TimingSpread>& TimingChecks::primary_baseline(const std::str
 
 TimingChecks Verdict::timing_checks() const {
   TimingChecks t;
-  const auto& timing = at_or_null(checks, "timing");
-  if (!timing.is_object()) return t;
+  if (!checks.timing) return t;
+  const TimingRecord& timing = *checks.timing;
   // "candidate": the trusted rounds' timing; "candidate_events": corpora written before the rounds were trusted.
-  t.candidate = spread_at(timing, timing.contains("candidate") ? "candidate" : "candidate_events");
-  t.baseline = spread_at(timing, "baseline");
-  t.baseline_compile = spread_at(timing, "baseline_compile");
-  t.inputs_repeated = bool_at(timing, "inputs_repeated");
+  if (timing.candidate) t.candidate = spread_of(timing.candidate->summary);
+  else if (timing.candidate_events) t.candidate = spread_of(timing.candidate_events->summary);
+  if (auto b = timing.baselines.find("eager"); b != timing.baselines.end()) t.baseline = spread_of(b->second.summary);
+  if (auto b = timing.baselines.find("compile"); b != timing.baselines.end())
+    t.baseline_compile = spread_of(b->second.summary);
+  t.inputs_repeated = timing.inputs_repeated.value_or(false);
   return t;
 }
 
-std::string Verdict::attribution() const { return string_at(checks, "attribution"); }
+std::string Verdict::attribution() const { return checks.attribution.value_or(""); }
 
 std::optional<Reason> Verdict::deciding_reason() const {
   if (reasons.empty()) return std::nullopt;

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "verdict/checks.h"
 #include "verdict/roofline.h"
 #include "verdict/verdict_kind.h"
 
@@ -58,7 +59,7 @@ struct Verdict {
   std::string candidate_kind = "kf_forward";  // kf_forward | kernelbench (docs/candidates.md)
   VerdictKind kind = VerdictKind::harness_error;
   std::vector<Reason> reasons;
-  nlohmann::json checks = nlohmann::json::object();  // per-trial error figures, coverage, timing details
+  Checks checks;  // per-trial error figures, coverage, timing details (verdict/checks.h)
   // ref_time_ms and speedup are the primary baseline's (`baseline`): fast_p and "verified" use them.
   std::optional<double> time_ms, ref_time_ms, speedup;
   std::string baseline = "eager";                 // eager | compile | compile-max-autotune

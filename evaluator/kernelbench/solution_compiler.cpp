@@ -29,8 +29,8 @@ Verdict failure(const std::string& source, VerdictKind kind, std::vector<Reason>
   v.kind = kind;
   v.reasons = std::move(reasons);
   v.compiler_output = output;
-  v.checks = {{"candidate", source}};
-  if (!findings.is_null()) v.checks["static"] = findings;
+  v.checks.candidate = source;
+  if (!findings.is_null()) v.checks.static_check.emplace().findings = findings;
   return v;
 }
 

@@ -3,9 +3,16 @@
 // the candidate's side is cleaned and the evaluation's time recorded. A candidate that did not build never
 // reaches the phases: it keeps the compiler's verdict.
 #include "core/time.h"
-#include "evaluator/evaluation_session.h"
+#include "evaluator/evaluation_context.h"
+#include "evaluator/text_hygiene.h"
 
 namespace kf::eval {
+
+// Text from the candidate's side made safe for terminals, the corpus and models (docs/evaluator.md).
+void clean_verdict(Verdict& v) {
+  for (auto& r : v.reasons) r.detail = clean_text(r.detail, 4000);
+  v.compiler_output = clean_text(v.compiler_output, 16384);
+}
 
 Verdict Evaluator::Impl::compile_failure(const std::string& problem, const Compiled& compiled) const {
   Verdict f = *compiled.failure;
@@ -19,7 +26,7 @@ Verdict Evaluator::Impl::compile_failure(const std::string& problem, const Compi
   return f;
 }
 
-Verdict Evaluator::Impl::judge(EvaluationSession& s) {
+Verdict Evaluator::Impl::judge(EvaluationContext& s) {
   Verdict& v = s.verdict;
   finalize(v);
   clean_verdict(v);

@@ -40,7 +40,11 @@ struct Script {
     s.record = {{"clean", *s.clean}};
     return s;
   }
-  kf::Result<nlohmann::json> time() { return nlohmann::json{{"median_ms", 1.0 + timings++}}; }
+  kf::Result<kf::eval::TimingSummary> time() {
+    kf::eval::TimingSummary t;
+    t.median_ms = 1.0 + timings++;
+    return t;
+  }
 };
 }  // namespace
 
@@ -50,7 +54,7 @@ TEST(TimeOnCleanDevice, CleanDeviceTimesOnce) {
   auto r = time_on_clean_device([&] { return s.check(); }, [&] { return s.time(); }, 3, &log);
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(s.timings, 1);
-  EXPECT_EQ((*r)["median_ms"], 1.0);
+  EXPECT_EQ(r->median_ms, 1.0);
   ASSERT_EQ(log.size(), 1u);
   EXPECT_TRUE(log[0].contains("after"));
 }
@@ -60,7 +64,7 @@ TEST(TimeOnCleanDevice, DirtAfterTheTimingDiscardsItAndRetimes) {
   auto r = time_on_clean_device([&] { return s.check(); }, [&] { return s.time(); }, 3);
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(s.timings, 2);
-  EXPECT_EQ((*r)["median_ms"], 2.0);  // the second timing, never the first
+  EXPECT_EQ(r->median_ms, 2.0);  // the second timing, never the first
 }
 
 TEST(TimeOnCleanDevice, DirtBeforeTheTimingSkipsIt) {

@@ -79,7 +79,7 @@ class GpuEval : public ::testing::Test {
       }
       // The baseline ran on a clean device, as NVML's per-process accounting saw it (docs/evaluator.md, "A clean
       // device"), with the persisting-L2 configuration reset.
-      const auto& checks = v.checks["timing"]["baseline"]["device_checks"];
+      const auto& checks = checks_of(v)["timing"]["baseline"]["device_checks"];
       if (checks.is_array() && !checks.empty()) {
         const auto& last = checks.back();
         EXPECT_EQ(last["after"]["clean"], true) << checks.dump();
@@ -103,7 +103,7 @@ TEST_F(GpuEval, KernelbenchCudaRelu19) {
     Verdict v = check("19", "relu_solution.py", true, false);
     EXPECT_EQ(v.candidate_kind, "kernelbench");
     EXPECT_GT(v.checks.value("custom_kernel_calls", int64_t{0}), 0);
-    EXPECT_EQ(v.checks["timing"]["baseline"]["copies_outputs"], true);
+    EXPECT_EQ(checks_of(v)["timing"]["baseline"]["copies_outputs"], true);
   }
 }
 TEST_F(GpuEval, KernelbenchTritonRelu19) {
@@ -118,7 +118,7 @@ TEST_F(GpuEval, Matmul1) { check("1", "matmul.cu", true); }
 // the calibration's memsets wrote bytes and took device time in every round after the warm-up.
 TEST_F(GpuEval, Relu19) {
   Verdict v = check("19", "relu.cu", true);
-  const auto& log = v.checks["timing"]["candidate"]["calibration_log"];
+  const auto& log = checks_of(v)["timing"]["candidate"]["calibration_log"];
   ASSERT_GE(log.size(), 17u);  // 2 warm-up rounds and 15 to 45 samples
   ASSERT_LE(log.size(), 47u);
   for (size_t i = 2; i < log.size(); ++i) {
@@ -126,8 +126,8 @@ TEST_F(GpuEval, Relu19) {
     EXPECT_GT(log[i][2].get<double>(), 0) << log.dump();
   }
   std::printf("GPUFIG calibration %s overhead_ms=%.4f\nGPUFIG rounds %s\n", log.dump().c_str(),
-              v.checks["timing"]["candidate"]["round_overhead_ms"].get<double>(),
-              v.checks["timing"]["candidate"]["rounds_log"].dump().c_str());
+              checks_of(v)["timing"]["candidate"]["round_overhead_ms"].get<double>(),
+              checks_of(v)["timing"]["candidate"]["rounds_log"].dump().c_str());
 }
 TEST_F(GpuEval, Softmax23) { check("23", "softmax.cu", true); }
 // A candidate that leaks 4 GiB and leaves a persisting-L2 set-aside and access window behind: check() asks that
@@ -135,14 +135,14 @@ TEST_F(GpuEval, Softmax23) { check("23", "softmax.cu", true); }
 // baseline agrees with the facts (a baseline timed with L2 set aside would not).
 TEST_F(GpuEval, DirtyDeviceIsCleanedBeforeTheBaseline) {
   Verdict v = check("19", "relu_dirty_device.cu", true);
-  const auto& checks = v.checks["timing"]["baseline"]["device_checks"];
-  ASSERT_TRUE(checks.is_array() && !checks.empty()) << v.checks["timing"]["baseline"].dump();
+  const auto& checks = checks_of(v)["timing"]["baseline"]["device_checks"];
+  ASSERT_TRUE(checks.is_array() && !checks.empty()) << checks_of(v)["timing"]["baseline"].dump();
   std::printf("GPUFIG device_checks %s\n", checks.dump().c_str());
 }
 // Eager LayerNorm takes ~8 ms, the candidate ~0.25 ms: its rounds hold more calls than the baseline's.
 TEST_F(GpuEval, LayerNorm40) {
   Verdict v = check("40", "layernorm.cu", true);
-  const auto& t = v.checks["timing"];
+  const auto& t = checks_of(v)["timing"];
   EXPECT_GT(t["candidate"]["calls_per_round"].get<int>(), t["baseline"]["calls_per_round"].get<int>()) << t.dump();
 }
 // The facts file timed eager conv under torch's defaults, where cuDNN may use TF32; kforge's baseline runs

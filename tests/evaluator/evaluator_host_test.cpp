@@ -66,12 +66,12 @@ TEST_F(HostEval, HonestCandidatePasses) {
   ASSERT_TRUE(v.ref_time_ms.has_value());
   EXPECT_TRUE(v.speedup.has_value());
   // At least 3 trials plus the re-validation after timing, with different distributions.
-  ASSERT_GE(v.checks["trials"].size(), 4u);
-  EXPECT_EQ(v.checks["trials"][0]["variant"], "own");
-  EXPECT_NE(v.checks["trials"][1]["variant"], "own");
-  EXPECT_EQ(v.checks["runner_tree_empty"], true);
+  ASSERT_GE(checks_of(v)["trials"].size(), 4u);
+  EXPECT_EQ(checks_of(v)["trials"][0]["variant"], "own");
+  EXPECT_NE(checks_of(v)["trials"][1]["variant"], "own");
+  EXPECT_EQ(checks_of(v)["runner_tree_empty"], true);
   // The time is the trusted side's: rounds of calls timed by the supervisor, with their noise and round trip.
-  const auto& t = v.checks["timing"]["candidate"];
+  const auto& t = checks_of(v)["timing"]["candidate"];
   EXPECT_GE(t["rounds"].get<int>(), 1);
   EXPECT_GE(t["calls_per_round"].get<int>(), 1);
   EXPECT_EQ(t["calls"].get<int>(), t["rounds"].get<int>() * t["calls_per_round"].get<int>());
@@ -93,11 +93,11 @@ TEST_F(HostEval, HonestCandidatePasses) {
   ASSERT_FALSE(t["rounds_log"].empty());
   EXPECT_EQ(t["rounds_log"][0].size(), 5u);
   // One call's bytes (x, y and the output, 64 x 32 floats each), not every timing slot's.
-  EXPECT_EQ(v.checks["bytes_moved"].get<int64_t>(), 3 * 64 * 32 * 4);
+  EXPECT_EQ(checks_of(v)["bytes_moved"].get<int64_t>(), 3 * 64 * 32 * 4);
   EXPECT_TRUE(t["noise"].is_number());
   EXPECT_FALSE(t["stop"].get<std::string>().empty());
-  EXPECT_TRUE(v.checks["timing"]["baseline"]["noise"].is_number());
-  EXPECT_EQ(v.checks["runner_frozen_between_rounds"], true);
+  EXPECT_TRUE(checks_of(v)["timing"]["baseline"]["noise"].is_number());
+  EXPECT_EQ(checks_of(v)["runner_frozen_between_rounds"], true);
   auto j = v.to_json();
   for (const char* k : {"problem", "backend", "verdict", "correct", "reasons", "checks", "time_ms", "ref_time_ms",
                         "speedup", "flags", "compile_s", "eval_s"})
@@ -114,7 +114,7 @@ TEST_F(HostEval, SampledRoundChecksPassHonestAndCatchWrongTimedCalls) {
   ASSERT_TRUE(e.ok()) << e.error().message;
   Verdict honest = (*e)->evaluate_file(problem("scale_add.py"), host_candidate("scale_add_honest.cpp"));
   EXPECT_EQ(honest.kind, VerdictKind::correct) << reasons_text(honest);
-  EXPECT_GT(honest.checks["timing"]["candidate"]["checked_slots"].get<int>(), 0);
+  EXPECT_GT(checks_of(honest)["timing"]["candidate"]["checked_slots"].get<int>(), 0);
   Verdict cheat = (*e)->evaluate_file(problem("scale_add.py"), host_candidate("scale_add_wrong_when_timed.cpp"));
   // A copy of x: wrong, and at the sampled positions still recognised as the trivial pass-through of x.
   EXPECT_EQ(cheat.kind, VerdictKind::rejected) << reasons_text(cheat);
@@ -136,8 +136,8 @@ TEST_F(HostEval, TimedChecksWorkWithAndWithoutRepeatableInputs) {
     const bool repeatable = std::string(file) == "scale_add.py";
     Verdict honest = (*e)->evaluate_file(problem(file), host_candidate("scale_add_honest.cpp"));
     EXPECT_EQ(honest.kind, VerdictKind::correct) << reasons_text(honest);
-    EXPECT_EQ(honest.checks["timing"]["repeatable_inputs"].get<bool>(), repeatable);
-    EXPECT_GT(honest.checks["timing"]["candidate"]["checked_slots"].get<int>(), 0);
+    EXPECT_EQ(checks_of(honest)["timing"]["repeatable_inputs"].get<bool>(), repeatable);
+    EXPECT_GT(checks_of(honest)["timing"]["candidate"]["checked_slots"].get<int>(), 0);
     Verdict cheat = (*e)->evaluate_file(problem(file), host_candidate("scale_add_wrong_when_timed.cpp"));
     EXPECT_EQ(cheat.kind, VerdictKind::rejected) << reasons_text(cheat);
     EXPECT_NE(reasons_text(cheat).find("timed round"), std::string::npos) << reasons_text(cheat);
@@ -149,7 +149,7 @@ TEST_F(HostEval, TimedChecksWorkWithAndWithoutRepeatableInputs) {
 TEST_F(HostEval, AFastCandidateGetsMoreCallsPerRoundThanTheReference) {
   Verdict v = run("scale_add_slow_reference.py", "scale_add_honest.cpp");
   ASSERT_EQ(v.kind, VerdictKind::correct) << reasons_text(v);
-  const auto& t = v.checks["timing"];
+  const auto& t = checks_of(v)["timing"];
   const int reference_calls = t["baseline"]["calls_per_round"].get<int>();
   const int slots = t["slots"].get<int>();
   EXPECT_GE(reference_calls, 1);
@@ -230,10 +230,10 @@ TEST_F(HostEval, SeedDependentShapesAreJudgedPerTrial) {
 
   Verdict v = run("embedding_bag_random_lengths.py", "embedding_bag_random_lengths_honest.cpp");
   EXPECT_EQ(v.kind, VerdictKind::correct) << reasons_text(v);
-  ASSERT_GE(v.checks["trials"].size(), 5u);  // 3 trials, re-validation after timing, sparse re-validation
+  ASSERT_GE(checks_of(v)["trials"].size(), 5u);  // 3 trials, re-validation after timing, sparse re-validation
   std::set<int64_t> lengths;
-  for (const auto& t : v.checks["trials"]) lengths.insert(t["shapes"]["inputs"][0][0].get<int64_t>());
-  EXPECT_GE(lengths.size(), 3u) << v.checks["trials"].dump();
+  for (const auto& t : checks_of(v)["trials"]) lengths.insert(t["shapes"]["inputs"][0][0].get<int64_t>());
+  EXPECT_GE(lengths.size(), 3u) << checks_of(v)["trials"].dump();
 }
 
 // Timed rounds of a problem whose shapes depend on the seed keep a trial's shapes with new values: the ids are
@@ -241,19 +241,19 @@ TEST_F(HostEval, SeedDependentShapesAreJudgedPerTrial) {
 TEST_F(HostEval, SeedDependentShapesGetFreshValuesInTimedRounds) {
   Verdict v = run("embedding_bag_random_lengths.py", "embedding_bag_random_lengths_honest.cpp");
   EXPECT_EQ(v.kind, VerdictKind::correct) << reasons_text(v);
-  EXPECT_EQ(v.checks["timing"]["inputs_repeated"], false);
-  EXPECT_EQ(v.checks["timing"]["repeated_inputs"], nlohmann::json::array({"offsets"}));
+  EXPECT_EQ(checks_of(v)["timing"]["inputs_repeated"], false);
+  EXPECT_EQ(checks_of(v)["timing"]["repeated_inputs"], nlohmann::json::array({"offsets"}));
 }
 
 // A problem whose get_inputs() ignores the seed cannot give timed rounds fresh inputs: the verdict says so.
 TEST_F(HostEval, InputsThatIgnoreTheSeedAreReportedRepeated) {
   Verdict v = run("scale_add_constant_inputs.py", "scale_add_honest.cpp");
   EXPECT_EQ(v.kind, VerdictKind::correct) << reasons_text(v);
-  EXPECT_EQ(v.checks["timing"]["inputs_repeated"], true);
-  EXPECT_EQ(v.checks["timing"]["repeated_inputs"], nlohmann::json::array({"x", "y"}));
+  EXPECT_EQ(checks_of(v)["timing"]["inputs_repeated"], true);
+  EXPECT_EQ(checks_of(v)["timing"]["repeated_inputs"], nlohmann::json::array({"x", "y"}));
   v = run("scale_add.py", "scale_add_honest.cpp");
-  EXPECT_EQ(v.checks["timing"]["inputs_repeated"], false);
-  EXPECT_TRUE(v.checks["timing"]["repeated_inputs"].empty());
+  EXPECT_EQ(checks_of(v)["timing"]["inputs_repeated"], false);
+  EXPECT_TRUE(checks_of(v)["timing"]["repeated_inputs"].empty());
 }
 
 // Trial seeds are drawn per evaluation (recorded), so no trial can be recognised by regenerating its inputs;
@@ -261,14 +261,14 @@ TEST_F(HostEval, InputsThatIgnoreTheSeedAreReportedRepeated) {
 TEST_F(HostEval, TrialSeedsAreDrawnPerEvaluationUnlessGiven) {
   auto seeds_of = [](const Verdict& v) {
     std::vector<nlohmann::json> seeds;
-    for (const auto& t : v.checks["trials"]) seeds.push_back(t["seed"]);
+    for (const auto& t : checks_of(v)["trials"]) seeds.push_back(t["seed"]);
     return seeds;
   };
   Verdict a = run("scale_add.py", "scale_add_honest.cpp");
   Verdict b = run("scale_add.py", "scale_add_honest.cpp");
-  ASSERT_TRUE(a.checks["seed"].is_number_unsigned()) << a.checks.dump();
-  EXPECT_NE(a.checks["seed"], b.checks["seed"]);
-  EXPECT_EQ(a.checks["trials"][0]["seed"], a.checks["seed"]);
+  ASSERT_TRUE(checks_of(a)["seed"].is_number_unsigned()) << a.checks.dump();
+  EXPECT_NE(checks_of(a)["seed"], checks_of(b)["seed"]);
+  EXPECT_EQ(checks_of(a)["trials"][0]["seed"], checks_of(a)["seed"]);
   EXPECT_NE(seeds_of(a), seeds_of(b));
 
   EvaluatorOptions o = options();
@@ -277,11 +277,11 @@ TEST_F(HostEval, TrialSeedsAreDrawnPerEvaluationUnlessGiven) {
   ASSERT_TRUE(e.ok()) << e.error().message;
   Verdict c = (*e)->evaluate_file(problem("scale_add.py"), host_candidate("scale_add_honest.cpp"));
   Verdict d = (*e)->evaluate_file(problem("scale_add.py"), host_candidate("scale_add_honest.cpp"));
-  EXPECT_EQ(c.checks["seed"], 1234u);
+  EXPECT_EQ(checks_of(c)["seed"], 1234u);
   EXPECT_EQ(seeds_of(c), seeds_of(d));
-  ASSERT_EQ(c.checks["trials"].size(), d.checks["trials"].size());
-  for (size_t i = 0; i < c.checks["trials"].size(); ++i)
-    EXPECT_EQ(c.checks["trials"][i]["outputs"][0]["ref_rms"], d.checks["trials"][i]["outputs"][0]["ref_rms"]) << i;
+  ASSERT_EQ(checks_of(c)["trials"].size(), checks_of(d)["trials"].size());
+  for (size_t i = 0; i < checks_of(c)["trials"].size(); ++i)
+    EXPECT_EQ(checks_of(c)["trials"][i]["outputs"][0]["ref_rms"], checks_of(d)["trials"][i]["outputs"][0]["ref_rms"]) << i;
 }
 
 // Precision on the problem's own inputs: every checked trial compares the candidate with a float64 reference
@@ -290,7 +290,7 @@ TEST_F(HostEval, PrecisionIsJudgedOnEveryTrialAgainstFloat64) {
   Verdict v = run("linear.py", "linear_honest.cpp");
   EXPECT_EQ(v.kind, VerdictKind::correct) << reasons_text(v);
   int judged = 0;
-  for (const auto& t : v.checks["trials"]) {
+  for (const auto& t : checks_of(v)["trials"]) {
     if (!t.contains("outputs")) continue;
     const auto& p = t["outputs"][0]["precision"];
     ASSERT_TRUE(p.is_object()) << t.dump();
@@ -347,13 +347,13 @@ TEST_F(HostEval, OneWrongElementIsFoundOnEitherComparisonPath) {
   EXPECT_FALSE(off.correct()) << reasons_text(off);
   EXPECT_TRUE(has_reason(off, "incorrect.elementwise")) << reasons_text(off);
   EXPECT_NE(reasons_text(off).find("first at flat index 100"), std::string::npos) << reasons_text(off);
-  const auto& out = off.checks["trials"][0]["outputs"][0];
+  const auto& out = checks_of(off)["trials"][0]["outputs"][0];
   EXPECT_EQ(out["violations"].get<int64_t>(), 1);
   EXPECT_NEAR(out["max_abs"].get<double>(), 1.0, 1e-6);
   Verdict nan = run("scale_add.py", "scale_add_one_nan.cpp");
   EXPECT_FALSE(nan.correct()) << reasons_text(nan);
   EXPECT_TRUE(has_reason(nan, "incorrect.nan_parity")) << reasons_text(nan);
-  EXPECT_EQ(nan.checks["trials"][0]["outputs"][0]["nan_inf_mismatch"].get<int64_t>(), 1);
+  EXPECT_EQ(checks_of(nan)["trials"][0]["outputs"][0]["nan_inf_mismatch"].get<int64_t>(), 1);
 }
 
 TEST_F(HostEval, InputModificationIsRejected) {
@@ -400,8 +400,8 @@ TEST_F(HostEval, EndlessLoopTimesOutAndLeavesNothing) {
   Verdict v = (*e)->evaluate_file(problem("scale_add.py"), host_candidate("endless.cpp"));
   EXPECT_EQ(v.kind, VerdictKind::timeout) << reasons_text(v);
   EXPECT_TRUE(has_reason(v, "timeout"));
-  EXPECT_EQ(v.checks["limit_hit"], "lifetime");
-  EXPECT_EQ(v.checks["runner_tree_empty"], true);
+  EXPECT_EQ(checks_of(v)["limit_hit"], "lifetime");
+  EXPECT_EQ(checks_of(v)["runner_tree_empty"], true);
 }
 
 TEST_F(HostEval, EndlessLoopHitsThePerCallLimitNotTheLifetime) {
@@ -413,7 +413,7 @@ TEST_F(HostEval, EndlessLoopHitsThePerCallLimitNotTheLifetime) {
   ASSERT_TRUE(e.ok());
   Verdict v = (*e)->evaluate_file(problem("scale_add.py"), host_candidate("endless.cpp"));
   EXPECT_EQ(v.kind, VerdictKind::timeout) << reasons_text(v);
-  EXPECT_EQ(v.checks["limit_hit"], "call");
+  EXPECT_EQ(checks_of(v)["limit_hit"], "call");
   ASSERT_FALSE(v.reasons.empty());
   EXPECT_NE(v.reasons[0].detail.find("per-call limit"), std::string::npos) << v.reasons[0].detail;
 }

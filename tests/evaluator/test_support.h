@@ -1,7 +1,10 @@
 #pragma once
 // Shared helpers of the evaluator tests: locating a python with torch and the test data.
 #include <cstdlib>
+#include <deque>
 #include <string>
+
+#include "verdict/verdict.h"
 
 #include "tests/support/command.h"
 
@@ -21,6 +24,13 @@ inline std::string runner_path() {
 }
 inline std::string problem(const std::string& name) { return src("tests/evaluator/problems/" + name); }
 inline std::string host_candidate(const std::string& name) { return src("tests/evaluator/host/" + name); }
+
+// A verdict's checks as its JSON, which these tests look into; kept alive for the test's whole run, so that
+// references into it (and loops over its parts) stay valid.
+inline const nlohmann::json& checks_of(const Verdict& v) {
+  static std::deque<nlohmann::json> kept;
+  return kept.emplace_back(v.checks.to_json());
+}
 
 inline bool has_reason(const Verdict& v, const std::string& code) {
   for (const auto& r : v.reasons)

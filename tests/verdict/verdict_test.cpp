@@ -23,11 +23,11 @@ Verdict timed_correct() {
   v.peak = PeakFraction{1.0, 1.0, 0.1, 1.0, "memory", 1.0, 10, 0.02};
   v.reasons.push_back({"note.x", "a note"});
   v.flags = {"cache_hit"};
-  v.checks = {{"timing",
-               {{"candidate", {{"p10_ms", 0.9}, {"p90_ms", 1.1}}},
-                {"baseline", {{"p10_ms", 1.9}, {"p90_ms", 2.2}}},
-                {"baseline_compile", {{"p10_ms", 1.4}, {"p90_ms", 1.6}}}}},
-              {"attribution", "trusted"}};
+  v.checks = Checks::from_json({{"timing",
+                                 {{"candidate", {{"p10_ms", 0.9}, {"p90_ms", 1.1}}},
+                                  {"baseline", {{"p10_ms", 1.9}, {"p90_ms", 2.2}}},
+                                  {"baseline_compile", {{"p10_ms", 1.4}, {"p90_ms", 1.6}}}}},
+                                {"attribution", "trusted"}});
   return v;
 }
 
@@ -121,13 +121,14 @@ TEST(VerdictChecks, TimingSpreadsAttributionAndLegacyNames) {
   EXPECT_EQ(timed_correct().attribution(), "trusted");
 
   Verdict old;
-  old.checks = {{"timing", {{"candidate_events", {{"p10_ms", 1}, {"p90_ms", 2}}}, {"inputs_repeated", true}}}};
+  old.checks =
+      Checks::from_json({{"timing", {{"candidate_events", {{"p10_ms", 1}, {"p90_ms", 2}}}, {"inputs_repeated", true}}}});
   const auto o = old.timing_checks();
   ASSERT_TRUE(o.candidate);
   EXPECT_DOUBLE_EQ(o.candidate->p10_ms, 1);
   EXPECT_TRUE(o.inputs_repeated);
   EXPECT_FALSE(o.baseline);
-  old.checks = {{"timing", {{"candidate", {{"p10_ms", "x"}, {"p90_ms", 2}}}}}};
+  old.checks = Checks::from_json({{"timing", {{"candidate", {{"p10_ms", "x"}, {"p90_ms", 2}}}}}});
   EXPECT_FALSE(old.timing_checks().candidate);
 }
 

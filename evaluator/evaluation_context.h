@@ -1,7 +1,7 @@
 #pragma once
 // Everything that lives for one candidate's evaluation and no longer: the verdict being built, the job folder,
 // the runner and what the judge knows about it, the trials' and timing's results. Created by
-// Evaluator::Impl::evaluate (evaluator/evaluation.cpp) for one evaluation and handed through its phases
+// Evaluator::Impl::evaluate (evaluator/phases/phase_list.cpp) for one evaluation and handed through its phases
 // (evaluator/phases/); what outlives an evaluation (the oracle, options, caches, device facts) stays on the
 // evaluator (evaluator_impl.h).
 #include <cstdint>
@@ -28,13 +28,14 @@ struct JobFolder {
   ~JobFolder();
 };
 
-struct EvaluationSession {
-  EvaluationSession(const std::string& problem, const Compiled& compiled);
-  EvaluationSession(const EvaluationSession&) = delete;
-  EvaluationSession& operator=(const EvaluationSession&) = delete;
+struct EvaluationContext {
+  EvaluationContext(const std::string& problem, const std::string& problem_key, const Compiled& compiled);
+  EvaluationContext(const EvaluationContext&) = delete;
+  EvaluationContext& operator=(const EvaluationContext&) = delete;
 
   // What is evaluated.
   const std::string problem;
+  const std::string problem_key;  // the evaluator's caches' key for it (Evaluator::Impl::problem_key)
   const Compiled& compiled;
   const bool kernelbench;  // a kernelbench solution, run by the python runner
 
@@ -44,15 +45,11 @@ struct EvaluationSession {
   // Records checks.phases_s[name]: the time since the previous phase ended (or the evaluation started).
   void phase_done(const std::string& name);
 
-  // Whether the evaluation goes on: runner_ready once the runner has loaded the candidate and is ready (setup);
-  // going_on while, besides, every trial and the timed rounds passed and neither the runner nor the oracle failed.
-  // Reasons found beside a trial (a vendor library in the runner's maps) do not stop the timing; re-validation and
-  // the attribution trial run only for a verdict without reasons (evaluation.cpp, runner_end.cpp).
-  bool runner_ready = false;
-  bool going_on = false;
-
-  // Setup's results: the job folder (first: it ends last), the trials' seeds, the timing plan.
+  // Setup's results: the loaded problem (the oracle's description), the job folder (first: it ends last), the
+  // runner's launch, the trials' seeds, the timing plan.
+  nlohmann::json loaded_problem;
   JobFolder job;
+  std::optional<RunnerLaunch> launch;
   // The first trial's seed and every seed the evaluation prepares (the oracle sizes buffers for them all).
   uint64_t seed = 0;
   nlohmann::json seeds = nlohmann::json::array();
@@ -61,7 +58,8 @@ struct EvaluationSession {
 
   // The runner and what the judge needs to know about it.
   RunnerSession runner;
-  bool loaded = false;  // the candidate library is being or has been loaded
+  bool loaded = false;        // the candidate library is being or has been loaded
+  bool runner_ready = false;  // the runner loaded the candidate and said it is ready
   double call_limit_s = kCallLimitFloorS;
   std::string call_limit_text;
   std::set<std::string> vendors_seen;

@@ -1,0 +1,180 @@
+#!/usr/bin/env python3
+"""Same-seed evaluations by two kforge builds, compared: the proof that a restructuring of the evaluator changed
+no verdict and no JSON (issue 41). Runs `kforge eval --json` of each build on every problem/candidate pair below
+(host backend; kf_forward host kernels and KernelBench solutions; honest, incorrect, rejected, crashing and
+unbuildable candidates) with the same --seed and the same compile cache, and compares the verdicts' JSON key for
+key after masking what is measured rather than decided (MASKED below says which and why). Then `kforge report`
+of the test fixtures' corpora, in every format, byte for byte.
+
+  bench/compare_eval_builds.py OLD_KFORGE NEW_KFORGE [--only SUBSTRING] [--out DIR]
+
+The compile cache is warmed by a first evaluation of each pair with the old build, so that both builds see the
+same cache hits (the flag compile_cache_hit and checks.build say whether a build was cached). Exit status 0 when
+every pair and every report is identical.
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ADV = "tests/adversarial"
+EV = "tests/evaluator"
+
+# (problem, candidate, extra arguments)
+PAIRS = [
+    (f"{ADV}/problems/scale_add.py", f"{ADV}/host/honest_scale_add_loop.cpp", []),
+    (f"{ADV}/problems/tiny_ref.py", f"{ADV}/host/honest_tiny_ref.cpp", []),
+    (f"{ADV}/problems/softmax.py", f"{ADV}/host/honest_softmax_two_pass.cpp", []),
+    (f"{ADV}/problems/tiny_ref.py", f"{ADV}/host/zeros_tiny.cpp", []),
+    (f"{ADV}/problems/scale_add.py", f"{ADV}/host/partial_write.cpp", []),
+    (f"{ADV}/problems/scale_add.py", f"{ADV}/host/input_mutation.cpp", []),
+    (f"{ADV}/problems/scale_add.py", f"{ADV}/host/passthrough.cpp", []),
+    (f"{ADV}/problems/scale_add.py", f"{ADV}/host/abort.cpp", []),
+    (f"{ADV}/problems/scale_add.py", f"{ADV}/host/truncate_buffer.cpp", []),
+    (f"{ADV}/problems/matmul_rand.py", f"{ADV}/host/fp16_matmul.cpp", []),
+    (f"{ADV}/problems/scale_add.py", f"{ADV}/host/include_secret.cpp", []),
+    (f"{ADV}/problems/scale_add.py", f"{ADV}/host/sleep.cpp", ["--timeout", "20"]),
+    (f"{EV}/problems/scale_add.py", f"{EV}/host/scale_add_one_nan.cpp", []),
+    (f"{EV}/problems/embedding_bag_random_lengths.py", f"{EV}/host/embedding_bag_random_lengths_honest.cpp", []),
+    (f"{EV}/problems/scale_add.py", f"{EV}/host/scale_add_honest.cpp", ["--no-timing"]),
+    (f"{ADV}/problems/scale_add.py", f"{ADV}/kernelbench/host/honest_scale_add.py", []),
+    (f"{ADV}/problems/relu.py", f"{ADV}/kernelbench/host/honest_relu.py", []),
+    (f"{ADV}/problems/relu.py", f"{ADV}/kernelbench/host/replay_honest_glue.py", []),
+    (f"{ADV}/problems/relu.py", f"{ADV}/kernelbench/host/fallback_plain.py", []),
+    (f"{ADV}/problems/scale_add.py", f"{ADV}/kernelbench/host/input_mutation.py", []),
+    (f"{ADV}/problems/matmul_rand.py", f"{ADV}/kernelbench/host/fp16_matmul.py", []),
+    (f"{ADV}/problems/scale_add.py", f"{ADV}/kernelbench/host/no_model_new.py", []),
+]
+
+# Measured, not decided: times and what is sized or drawn from them, masked where both verdicts have them (that
+# both have them is still compared).
+MASKED = {
+    # the candidate's and the baselines' times, the speedups and fractions of peak computed from them
+    "time_ms", "ref_time_ms", "speedup", "peak", "eval_s", "compile_s",
+    "baselines.*.time_ms", "baselines.*.speedup", "baselines.*.peak", "baselines.*.compile_s",
+    # every phase's seconds
+    "checks.phases_s",
+    # the timed rounds: their figures, how many there were (the timing policy stops on noise or time), the
+    # calls per round (sized from the trials' times), which rounds were checked (drawn per round), the logs
+    "checks.timing.candidate", "checks.timing.baseline", "checks.timing.baseline_compile",
+    # each trial's trusted call time
+    "checks.trials.*.call_ms",
+    # the runner's count of kernel calls grows with the number of timed rounds
+    "checks.custom_kernel_calls",
+    # the replay's time, a build's time
+    "checks.replay.seconds", "checks.build.*.seconds", "checks.build.*.compile_s",
+}
+
+
+def masked(path):
+    for m in MASKED:
+        mp = m.split(".")
+        if len(mp) == len(path) and all(a == "*" or a == b for a, b in zip(mp, path)):
+            return True
+    return False
+
+
+def mask(v, path=()):
+    if masked(list(path)):
+        return "<measured>"
+    if isinstance(v, dict):
+        return {k: mask(x, path + (k,)) for k, x in v.items()}
+    if isinstance(v, list):
+        return [mask(x, path + ("*",)) for x in v]
+    return v
+
+
+def evaluate(kforge, problem, candidate, extra, cache, work):
+    cmd = [kforge, "eval", "--problem", problem, "--candidate", candidate, "--backend", "host", "--json",
+           "--seed", "1234", "--cache-dir", cache] + extra
+    r = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=900)
+    try:
+        return json.loads(r.stdout), r.returncode
+    except json.JSONDecodeError:
+        return {"unparsable_output": r.stdout[-2000:], "stderr": r.stderr[-2000:]}, r.returncode
+
+
+def diff(a, b, path=""):
+    if type(a) != type(b):
+        return [f"{path}: {json.dumps(a)[:200]} != {json.dumps(b)[:200]}"]
+    if isinstance(a, dict):
+        out = []
+        for k in sorted(set(a) | set(b)):
+            if k not in a or k not in b:
+                out.append(f"{path}.{k}: only in {'old' if k in a else 'new'}")
+            else:
+                out += diff(a[k], b[k], f"{path}.{k}")
+        return out
+    if isinstance(a, list):
+        if len(a) != len(b):
+            return [f"{path}: {len(a)} entries != {len(b)}"]
+        out = []
+        for i, (x, y) in enumerate(zip(a, b)):
+            out += diff(x, y, f"{path}[{i}]")
+        return out
+    return [] if a == b else [f"{path}: {json.dumps(a)[:200]} != {json.dumps(b)[:200]}"]
+
+
+def report_corpora():
+    """Every test fixture folder that holds a corpus (evaluations*.jsonl)."""
+    found = set()
+    for d, _, files in os.walk(os.path.join(ROOT, "tests")):
+        if any(f.startswith("evaluations") and f.endswith(".jsonl") for f in files):
+            found.add(os.path.relpath(d, ROOT))
+    return sorted(found)
+
+
+def report(kforge, corpus, fmt):
+    r = subprocess.run([kforge, "report", corpus, "--format", fmt], cwd=ROOT, capture_output=True, timeout=300)
+    return r.returncode, r.stdout, r.stderr
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("old")
+    ap.add_argument("new")
+    ap.add_argument("--only", default="")
+    ap.add_argument("--out", default="")
+    args = ap.parse_args()
+    old, new = os.path.abspath(args.old), os.path.abspath(args.new)
+    cache = tempfile.mkdtemp(prefix="kforge-compare-cache-")
+    failures = 0
+    results = []
+    for problem, candidate, extra in PAIRS:
+        if args.only and args.only not in candidate:
+            continue
+        evaluate(old, problem, candidate, extra, cache, None)  # warms the compile cache for both
+        a, ra = evaluate(old, problem, candidate, extra, cache, None)
+        b, rb = evaluate(new, problem, candidate, extra, cache, None)
+        d = diff(mask(a), mask(b))
+        if ra != rb:
+            d.insert(0, f"exit status {ra} != {rb}")
+        same = not d
+        failures += not same
+        name = os.path.relpath(candidate, ROOT) if os.path.isabs(candidate) else candidate
+        print(f"{'identical' if same else 'DIFFERENT'}  {a.get('verdict', '?'):14s} {name} on {problem}"
+              f"{' ' + ' '.join(extra) if extra else ''}", flush=True)
+        for line in d[:20]:
+            print("    " + line)
+        results.append({"problem": problem, "candidate": candidate, "extra": extra, "verdict": a.get("verdict"),
+                        "identical": same, "differences": d, "old": a, "new": b})
+    for corpus in report_corpora():
+        for fmt in ("md", "json", "csv", "html"):
+            a, b = report(old, corpus, fmt), report(new, corpus, fmt)
+            same = a == b
+            failures += not same
+            print(f"{'identical' if same else 'DIFFERENT'}  report --format {fmt:4s} {corpus} "
+                  f"(exit {a[0]}, {len(a[1])} bytes)", flush=True)
+    if args.out:
+        os.makedirs(args.out, exist_ok=True)
+        with open(os.path.join(args.out, "compare.json"), "w") as f:
+            json.dump(results, f, indent=1)
+    print(f"{len(results)} pairs, {failures} different" if failures else f"{len(results)} pairs: all identical")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
