@@ -9,14 +9,14 @@ namespace {
 
 using nlohmann::json;
 
-constexpr const char* kLandscape = R"({
+constexpr const char* kLandscape = R"js({
   "key": {"regex": "// landscape: (\\S+)", "in": ["last_user", "last_assistant"]},
   "entries": [
     {"key": "p/a", "choices": [{"answer": "// landscape: p/b", "weight": 1}, {"answer": "// landscape: p/c", "weight": 1},
                                {"status": 503, "weight": 1}]},
     {"key": ["p/b", "p/c"], "answer": "// landscape: p/d"},
     {"match": "Problem: p\\b", "choices": [{"answer": "// landscape: p/a"}]}
-  ]})";
+  ]})js";
 
 json conversation(std::vector<std::pair<std::string, std::string>> turns) {
   json messages = json::array({{{"role", "system"}, {"content", "be a kernel engineer"}}});
@@ -88,7 +88,9 @@ TEST(MockServerChoices, DrawsOfOneParentDoNotDependOnRequestsForOthers) {
   }
   EXPECT_EQ(interleaved, children_of_a(11, 30));
   for (const auto& record : server.log()) {
-    if (record["key"] == "p/a") EXPECT_TRUE(record["choice"].is_number_integer());
+    if (record["key"] == "p/a") {
+      EXPECT_TRUE(record["choice"].is_number_integer());
+    }
   }
 }
 

@@ -61,12 +61,12 @@ TEST(MockScript, RejectsNonList) {
 }
 
 TEST(MockScript, ObjectFormWithKeyRuleKeyedEntriesAndChoices) {
-  auto s = parse(R"({"comment": "landscape", "key": {"regex": "// marker: (\\w+)", "in": ["last_user", "last_assistant"],
+  auto s = parse(R"js({"comment": "landscape", "key": {"regex": "// marker: (\\w+)", "in": ["last_user", "last_assistant"],
                       "occurrence": "last"},
                      "entries": [
                        {"key": "a", "choices": [{"answer": "x", "weight": 3}, {"status": 500}]},
                        {"key": ["b", "c"], "times": 2, "answer": "y"},
-                       {"match": "start", "choices": [{"answer": "z", "usage": {"input": 5}}]}]})");
+                       {"match": "start", "choices": [{"answer": "z", "usage": {"input": 5}}]}]})js");
   ASSERT_TRUE(s.ok()) << s.error().message;
   ASSERT_TRUE(s->key.has_value());
   EXPECT_EQ(s->key->regex_source, "// marker: (\\w+)");
