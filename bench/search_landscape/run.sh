@@ -59,15 +59,19 @@ for seed in $seeds; do
     server=$!
     for _ in $(seq 1 100); do [ -s "$out/port" ] && break; sleep 0.1; done
     [ -s "$out/port" ] || { echo "search_landscape: mock server did not start (see $out/$strategy-s$seed.mock.log)" >&2; exit 3; }
-    "$python3_" - "$here/strategies.json" "$strategy" "$budget" "$(cat "$out/port")" "$out/$strategy.json" <<'PY'
+    "$python3_" - "$here/strategies.json" "$strategy" "$budget" "$(cat "$out/port")" "$out/$strategy-s$seed.json" "$seed" <<'PY'
 import json, math, sys
 strategies, strategy, budget, port, path = json.load(open(sys.argv[1])), sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5]
+seed = int(sys.argv[6])
 if strategy not in strategies:
     sys.exit(f"search_landscape: no strategy {strategy!r} in strategies.json")
 loop = dict(strategies[strategy])
 loop.setdefault("budget", {})["evaluations"] = budget
+loop["seed"] = seed
 if strategy == "refine":
     loop["samples"] = math.ceil(budget / loop.get("turns", 5))
+else:
+    loop["rounds"] = budget
 json.dump({"name": f"landscape-{strategy}", "provider": "openai-chat", "base_url": f"http://127.0.0.1:{port}/v1",
            "api_key_env": "", "model": "scripted-landscape",
            "generation": {"max_output_tokens": 4096, "stream": True},
@@ -80,7 +84,7 @@ PY
     timing_args=()
     [ -n "$timing" ] && timing_args=(--timing-budget-ms "$timing")
     echo "search_landscape: $strategy, seed $seed -> $run" >&2
-    "$kforge" run --config "$out/$strategy.json" --problems "$problems" --backend host --no-progress \
+    "$kforge" run --config "$out/$strategy-s$seed.json" --problems "$problems" --backend host --no-progress \
       "${timing_args[@]}" --out "$run" >"$run.log" 2>&1 || {
       echo "search_landscape: the $strategy run (seed $seed) failed; see $run.log" >&2; tail -5 "$run.log" >&2; exit 1; }
     stop_server
