@@ -1,5 +1,6 @@
 // landscape: matmul/L2
-// i-k-j with restrict-qualified row pointers: no aliasing checks, the row update vectorises cleanly.
+// i-k-j with k unrolled by four: each pass over a row of C adds four rows of B, a quarter of the loads and
+// stores of C; restrict-qualified pointers let the row update vectorise without aliasing checks.
 #include "kforge.h"
 
 extern "C" int kf_forward(const kf_tensor* in, int32_t n_in, kf_tensor* out, int32_t n_out, void*) {
@@ -11,10 +12,15 @@ extern "C" int kf_forward(const kf_tensor* in, int32_t n_in, kf_tensor* out, int
   for (int64_t i = 0; i < m; ++i) {
     float* __restrict__ crow = c + i * n;
     for (int64_t j = 0; j < n; ++j) crow[j] = 0.0f;
-    for (int64_t p = 0; p < k; ++p) {
+    int64_t p = 0;
+    for (; p + 4 <= k; p += 4) {
+      const float a0 = a[i * k + p], a1 = a[i * k + p + 1], a2 = a[i * k + p + 2], a3 = a[i * k + p + 3];
+      const float* __restrict__ b0 = b + p * n;
+      for (int64_t j = 0; j < n; ++j) crow[j] += a0 * b0[j] + a1 * b0[n + j] + a2 * b0[2 * n + j] + a3 * b0[3 * n + j];
+    }
+    for (; p < k; ++p) {
       const float av = a[i * k + p];
-      const float* __restrict__ brow = b + p * n;
-      for (int64_t j = 0; j < n; ++j) crow[j] += av * brow[j];
+      for (int64_t j = 0; j < n; ++j) crow[j] += av * b[p * n + j];
     }
   }
   return 0;
