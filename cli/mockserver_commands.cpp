@@ -19,6 +19,7 @@ struct MockServerArgs {
   std::string log_path;
   std::string port_file;
   int threads = 256;
+  uint64_t seed = 0;
   bool check_only = false;
 };
 
@@ -42,7 +43,7 @@ int run_mock_server(const MockServerArgs& args) {
   sigaddset(&stop_signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
 
-  mock::MockServer server(std::move(*script), {args.host, args.port, args.log_path, args.threads});
+  mock::MockServer server(std::move(*script), {args.host, args.port, args.log_path, args.threads, args.seed});
   if (auto bound = server.bind(); !bound) {
     std::cerr << "kforge mock-server: " << bound.error().message << "\n";
     return kExitUsage;
@@ -72,7 +73,7 @@ int run_mock_server(const MockServerArgs& args) {
 void add_mockserver_commands(CLI::App& app, Registry& registry) {
   auto args = std::make_shared<MockServerArgs>();
   auto* cmd = app.add_subcommand("mock-server", "Run the scripted model server (OpenAI, Anthropic, Gemini APIs) for tests and demos");
-  cmd->add_option("--script", args->script_path, "Script file (JSON list of entries); default: the built-in demo script")
+  cmd->add_option("--script", args->script_path, "Script file (JSON list of entries, or an object with a key rule and entries); default: the built-in demo script")
       ->check(CLI::ExistingFile);
   cmd->add_option("--port", args->port, "Port to listen on; 0 picks a free one (printed, and written to --port-file)")
       ->check(CLI::Range(0, 65535));
@@ -81,6 +82,8 @@ void add_mockserver_commands(CLI::App& app, Registry& registry) {
   cmd->add_option("--port-file", args->port_file, "Write the port number to this file once listening");
   cmd->add_option("--threads", args->threads, "Worker threads (connections served at once)")
       ->check(CLI::Range(1, 4096))
+      ->capture_default_str();
+  cmd->add_option("--seed", args->seed, "Seed of the draws among an entry's choices (same seed, same order of requests: same answers)")
       ->capture_default_str();
   cmd->add_flag("--check", args->check_only, "Only validate the script and exit (0 valid, 2 invalid)");
   registry.on_run(cmd, [args] { return run_mock_server(*args); });

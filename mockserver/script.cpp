@@ -34,6 +34,16 @@ std::string to_string(ReasoningForm form) {
   return "unknown";
 }
 
+std::string to_string(KeyPlace place) {
+  switch (place) {
+    case KeyPlace::last_user: return "last_user";
+    case KeyPlace::last_assistant: return "last_assistant";
+    case KeyPlace::system: return "system";
+    case KeyPlace::all: return "all";
+  }
+  return "unknown";
+}
+
 namespace {
 
 std::optional<ReasoningForm> reasoning_form_from_string(const std::string& text) {
@@ -47,11 +57,12 @@ std::optional<ReasoningForm> reasoning_form_from_string(const std::string& text)
 // Collects problems for one entry instead of stopping at the first.
 class EntryReader {
  public:
-  EntryReader(const nlohmann::json& obj, size_t index, std::vector<std::string>& problems)
-      : obj_(obj), index_(index), problems_(problems) {}
+  // `where` names the object in messages: "entry 3", or "entry 3: choices[1]" for an alternative reply.
+  EntryReader(const nlohmann::json& obj, std::string where, std::vector<std::string>& problems)
+      : obj_(obj), where_(std::move(where)), problems_(problems) {}
 
   void problem(const std::string& field, const std::string& reason) {
-    problems_.push_back("entry " + std::to_string(index_) + ": " + field + ": " + reason);
+    problems_.push_back(where_ + ": " + field + ": " + reason);
   }
 
   bool has(const char* key) const { return obj_.contains(key); }
@@ -106,7 +117,7 @@ class EntryReader {
 
  private:
   const nlohmann::json& obj_;
-  size_t index_;
+  std::string where_;
   std::vector<std::string>& problems_;
 };
 
@@ -116,7 +127,14 @@ const std::set<std::string>& known_fields() {
       "redacted_thinking", "usage", "finish_reason", "model", "chunk_chars", "status", "retry_after",
       "retry_after_ms", "x_should_retry", "error_type", "error_code", "error_message", "delay_s",
       "event_delay_s", "stream_cut_after", "malformed_json", "error_event_mid_stream", "sse",
-      "report_reasoning_tokens", "error_reason", "quota_id", "retry_delay", "headers", "body_file"};
+      "report_reasoning_tokens", "error_reason", "quota_id", "retry_delay", "headers", "body_file", "key",
+      "choices", "weight"};
+  return fields;
+}
+
+// What selects an entry: an entry with `choices` has these and `comment` only; a choice has none of them.
+const std::set<std::string>& selection_fields() {
+  static const std::set<std::string> fields = {"match", "api", "times", "key", "choices"};
   return fields;
 }
 
@@ -252,40 +270,54 @@ void read_body_file(EntryReader& r, const std::string& path, const std::string& 
   e.body = std::move(*text);
 }
 
-void read_entry(const nlohmann::json& obj, size_t index, const std::string& base_dir, std::vector<std::string>& problems,
-                ScriptEntry& e) {
-  EntryReader r(obj, index, problems);
-  e.index = index;
+void read_keys(EntryReader& r, const nlohmann::json& v, ScriptEntry& e) {
+  const std::vector<nlohmann::json> names = v.is_array() ? std::vector<nlohmann::json>(v.begin(), v.end())
+                                                         : std::vector<nlohmann::json>{v};
+  for (const auto& n : names) {
+    if (!n.is_string() || n.get<std::string>().empty()) {
+      r.problem("key", "must be a non-empty string or a list of them (the request keys this entry answers)");
+      return;
+    }
+    e.keys.push_back(n.get<std::string>());
+  }
+  if (e.keys.empty()) r.problem("key", "an empty list would answer no request; give at least one key");
+  e.times = -1;  // a keyed entry stays eligible unless "times" says otherwise
+}
+
+// An alternative reply: the fields of a reply or fault, and its weight; nothing that selects an entry.
+void read_choice(const nlohmann::json& obj, const std::string& where, const std::string& base_dir,
+                 std::vector<std::string>& problems, ScriptChoice& c);
+
+void read_choices(EntryReader& r, const nlohmann::json& obj, size_t index, const std::string& base_dir,
+                  std::vector<std::string>& problems, ScriptEntry& e) {
+  const auto& v = obj.at("choices");
+  if (!v.is_array() || v.empty()) {
+    r.problem("choices", "must be a non-empty list of replies, e.g. [{\"answer\": \"a\", \"weight\": 2}, {\"answer\": \"b\"}]");
+    return;
+  }
+  for (const auto& [key, value] : obj.items()) {
+    (void)value;
+    if (key != "comment" && !selection_fields().count(key) && known_fields().count(key)) {
+      r.problem(key, "an entry with choices takes its reply from the chosen one; move this field into each choice");
+    }
+  }
+  for (size_t i = 0; i < v.size(); ++i) {
+    const std::string where = "entry " + std::to_string(index) + ": choices[" + std::to_string(i) + "]";
+    if (!v[i].is_object()) {
+      problems.push_back(where + ": must be an object");
+      continue;
+    }
+    ScriptChoice c;
+    read_choice(v[i], where, base_dir, problems, c);
+    c.reply.index = index;
+    e.choices.push_back(std::move(c));
+  }
+}
+
+void read_fields(EntryReader& r, const nlohmann::json& obj, const std::string& base_dir, ScriptEntry& e) {
   for (const auto& [key, value] : obj.items()) {
     (void)value;
     if (!known_fields().count(key)) r.problem(key, "unknown field (see docs/mock-server.md for the script format)");
-  }
-  if (auto m = r.string("match")) {
-    try {
-      e.match = std::make_shared<const std::regex>(*m, std::regex::ECMAScript);
-      e.match_source = *m;
-      e.times = -1;  // a matched entry stays eligible unless "times" says otherwise
-    } catch (const std::regex_error& err) {
-      r.problem("match", std::string("invalid regular expression: ") + err.what());
-    }
-  }
-  if (r.has("api")) {
-    const auto& v = obj.at("api");
-    std::vector<nlohmann::json> names = v.is_array() ? std::vector<nlohmann::json>(v.begin(), v.end())
-                                                     : std::vector<nlohmann::json>{v};
-    for (const auto& n : names) {
-      auto api = n.is_string() ? api_from_string(n.get<std::string>()) : std::nullopt;
-      if (!api) {
-        r.problem("api", "must be one of openai-chat, openai-responses, anthropic, gemini (or a list of them)");
-        break;
-      }
-      e.apis.push_back(*api);
-    }
-  }
-  if (r.has("times")) {
-    const auto& v = obj.at("times");
-    if (v.is_string() && v.get<std::string>() == "unlimited") e.times = -1;
-    else if (auto n = r.integer_value("times", v, 1)) e.times = *n;
   }
   if (auto s = r.string("answer")) e.answer = *s;
   if (auto s = r.string("reasoning")) e.reasoning = *s;
@@ -355,22 +387,146 @@ void read_entry(const nlohmann::json& obj, size_t index, const std::string& base
   }
 }
 
+void read_choice(const nlohmann::json& obj, const std::string& where, const std::string& base_dir,
+                 std::vector<std::string>& problems, ScriptChoice& c) {
+  EntryReader r(obj, where, problems);
+  for (const auto& [key, value] : obj.items()) {
+    (void)value;
+    if (selection_fields().count(key)) r.problem(key, "selects an entry; it belongs to the entry, not to one of its choices");
+  }
+  if (r.has("weight")) {
+    const auto& w = obj.at("weight");
+    if (!w.is_number() || !(w.get<double>() > 0) || w.get<double>() > 1e12) {
+      r.problem("weight", "must be a positive number (a choice is drawn with probability weight / sum of weights)");
+    } else {
+      c.weight = w.get<double>();
+    }
+  }
+  read_fields(r, obj, base_dir, c.reply);
+}
+
+void read_entry(const nlohmann::json& obj, size_t index, const std::string& base_dir, std::vector<std::string>& problems,
+                ScriptEntry& e) {
+  EntryReader r(obj, "entry " + std::to_string(index), problems);
+  e.index = index;
+  if (r.has("weight")) r.problem("weight", "belongs to one of an entry's choices");
+  if (auto m = r.string("match")) {
+    try {
+      e.match = std::make_shared<const std::regex>(*m, std::regex::ECMAScript);
+      e.match_source = *m;
+      e.times = -1;  // a matched entry stays eligible unless "times" says otherwise
+    } catch (const std::regex_error& err) {
+      r.problem("match", std::string("invalid regular expression: ") + err.what());
+    }
+  }
+  if (r.has("api")) {
+    const auto& v = obj.at("api");
+    std::vector<nlohmann::json> names = v.is_array() ? std::vector<nlohmann::json>(v.begin(), v.end())
+                                                     : std::vector<nlohmann::json>{v};
+    for (const auto& n : names) {
+      auto api = n.is_string() ? api_from_string(n.get<std::string>()) : std::nullopt;
+      if (!api) {
+        r.problem("api", "must be one of openai-chat, openai-responses, anthropic, gemini (or a list of them)");
+        break;
+      }
+      e.apis.push_back(*api);
+    }
+  }
+  if (r.has("key")) read_keys(r, obj.at("key"), e);
+  if (r.has("times")) {
+    const auto& v = obj.at("times");
+    if (v.is_string() && v.get<std::string>() == "unlimited") e.times = -1;
+    else if (auto n = r.integer_value("times", v, 1)) e.times = *n;
+  }
+  if (r.has("choices")) {
+    read_choices(r, obj, index, base_dir, problems, e);
+    return;
+  }
+  read_fields(r, obj, base_dir, e);
+}
+
+std::optional<KeyPlace> key_place_from_string(const std::string& text) {
+  for (KeyPlace p : {KeyPlace::last_user, KeyPlace::last_assistant, KeyPlace::system, KeyPlace::all}) {
+    if (to_string(p) == text) return p;
+  }
+  return std::nullopt;
+}
+
+void read_key_rule(const nlohmann::json& v, std::vector<std::string>& problems, Script& script) {
+  auto problem = [&](const std::string& field, const std::string& reason) { problems.push_back(field + ": " + reason); };
+  if (!v.is_object() || !v.contains("regex")) {
+    problem("key", "must be an object {\"regex\": \"// landscape: (\\\\S+)\", \"in\": [\"last_user\", \"last_assistant\"], "
+                   "\"occurrence\": \"first\"}");
+    return;
+  }
+  KeyRule rule;
+  for (const auto& [field, value] : v.items()) {
+    if (field == "regex") {
+      if (!value.is_string() || value.get<std::string>().empty()) {
+        problem("key.regex", "must be a non-empty string");
+        continue;
+      }
+      try {
+        rule.regex = std::make_shared<const std::regex>(value.get<std::string>(), std::regex::ECMAScript);
+        rule.regex_source = value.get<std::string>();
+      } catch (const std::regex_error& err) {
+        problem("key.regex", std::string("invalid regular expression: ") + err.what());
+      }
+    } else if (field == "in") {
+      const std::vector<nlohmann::json> names = value.is_array() ? std::vector<nlohmann::json>(value.begin(), value.end())
+                                                                 : std::vector<nlohmann::json>{value};
+      rule.places.clear();
+      for (const auto& n : names) {
+        auto place = n.is_string() ? key_place_from_string(n.get<std::string>()) : std::nullopt;
+        if (!place) {
+          problem("key.in", "must be last_user, last_assistant, system or all (or a list of them, tried in order)");
+          break;
+        }
+        rule.places.push_back(*place);
+      }
+      if (rule.places.empty()) problem("key.in", "an empty list finds no key; name at least one place");
+    } else if (field == "occurrence") {
+      const std::string o = value.is_string() ? value.get<std::string>() : "";
+      if (o == "first" || o == "last") rule.last_occurrence = o == "last";
+      else problem("key.occurrence", "must be \"first\" or \"last\"");
+    } else if (field != "comment") {
+      problem("key." + field, "unknown field (expected regex, in, occurrence, comment)");
+    }
+  }
+  if (rule.regex) script.key = std::move(rule);
+}
+
 }  // namespace
 
 Result<Script> parse_script(const nlohmann::json& doc, const std::string& base_dir) {
-  if (!doc.is_array()) {
-    return make_error("mock.script", "a script must be a JSON list of entries, e.g. [{\"answer\": \"hello\"}]; "
-                                     "see docs/mock-server.md");
-  }
   Script script;
   std::vector<std::string> problems;
-  for (size_t i = 0; i < doc.size(); ++i) {
-    if (!doc[i].is_object()) {
+  const nlohmann::json* entries = &doc;
+  if (doc.is_object() && doc.contains("entries")) {
+    for (const auto& [field, value] : doc.items()) {
+      if (field == "key") read_key_rule(value, problems, script);
+      else if (field != "entries" && field != "comment") {
+        problems.push_back(field + ": unknown field of a script object (expected key, entries, comment)");
+      }
+    }
+    entries = &doc.at("entries");
+  }
+  if (!entries->is_array()) {
+    return make_error("mock.script", "a script must be a JSON list of entries, e.g. [{\"answer\": \"hello\"}], or an "
+                                     "object {\"key\": {…}, \"entries\": [...]}; see docs/mock-server.md");
+  }
+  for (size_t i = 0; i < entries->size(); ++i) {
+    const auto& item = (*entries)[i];
+    if (!item.is_object()) {
       problems.push_back("entry " + std::to_string(i) + ": must be an object");
       continue;
     }
     ScriptEntry e;
-    read_entry(doc[i], i, base_dir, problems, e);
+    read_entry(item, i, base_dir, problems, e);
+    if (!e.keys.empty() && !doc.contains("key")) {
+      problems.push_back("entry " + std::to_string(i) + ": key: the script has no key rule, so no request has a key; "
+                         "write the script as {\"key\": {\"regex\": …}, \"entries\": [...]}");
+    }
     script.entries.push_back(std::move(e));
   }
   if (!problems.empty()) {

@@ -1,7 +1,7 @@
 #pragma once
 // The scripted model server's script: a JSON list of entries, each a reply (answer, reasoning, usage)
 // or a fault (an HTTP error, a delay, a cut stream, malformed JSON, an error event mid-stream).
-// Format and matching rules: docs/mock-server.md.
+// Format, matching rules, keys and seeded choices: docs/mock-server.md.
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -58,12 +58,31 @@ struct SseVariant {
   bool multiline_data = false;      // each JSON payload split over two data: lines
 };
 
+// Which text of a request its key is looked for in (docs/mock-server.md, "Keys").
+enum class KeyPlace { last_user, last_assistant, system, all };
+std::string to_string(KeyPlace place);
+
+// How a request's key is found: the first place (in order) where the regex matches on some line gives it;
+// the key is the regex's first capture group (the whole match without one), of the first or last matching
+// line there. A search bench keys answers on a marker of the parent kernel that the prompt shows.
+struct KeyRule {
+  std::string regex_source;
+  std::shared_ptr<const std::regex> regex;
+  std::vector<KeyPlace> places = {KeyPlace::last_user};
+  bool last_occurrence = false;  // false: the first matching line of a place
+};
+
+struct ScriptChoice;
+
 struct ScriptEntry {
   size_t index = 0;                 // position in the script (0-based), for logs and messages
   std::string match_source;         // "" = no regex: consumed in order
   std::shared_ptr<const std::regex> match;
+  std::vector<std::string> keys;    // answers only requests whose key is one of these; empty = any request
   std::vector<Api> apis;            // empty = any API
   int64_t times = 1;                // uses before the entry is spent; -1 = unlimited
+  // Alternative replies (or faults), one drawn per use from the server's seed; empty = the entry is the reply.
+  std::vector<ScriptChoice> choices;
 
   // Reply.
   std::string answer;
@@ -106,11 +125,18 @@ struct ScriptEntry {
   bool is_fault() const { return status != 200; }
 };
 
+// One alternative of an entry's `choices`: its reply fields, drawn with probability weight / sum of weights.
+struct ScriptChoice {
+  double weight = 1;
+  ScriptEntry reply;
+};
+
 struct Script {
+  std::optional<KeyRule> key;  // unset: requests have no key and keyed entries never answer
   std::vector<ScriptEntry> entries;
 };
 
-// Parses and validates a script document; on failure the message lists every problem
+// Parses and validates a script document (a list of entries, or an object {"key": …, "entries": […]}); on failure the message lists every problem
 // ("entry 3: field: reason"). A relative body_file is found under `base_dir` ("" = the working directory).
 Result<Script> parse_script(const nlohmann::json& doc, const std::string& base_dir = "");
 Result<Script> load_script(const std::string& path);

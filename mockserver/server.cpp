@@ -10,12 +10,14 @@
 #include <condition_variable>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <mutex>
 #include <set>
 #include <thread>
 
 #include "core/time.h"
 #include "mockserver/request.h"
+#include "mockserver/selection.h"
 #include "mockserver/wire.h"
 
 namespace kf::mock {
@@ -88,11 +90,19 @@ std::string json_error(const std::string& type, const std::string& message) {
 
 }  // namespace
 
+// The entry that answers a request, and the reply it gives (the entry itself, or its drawn choice).
+struct Pick {
+  const ScriptEntry* entry = nullptr;
+  const ScriptEntry* reply = nullptr;
+  std::optional<size_t> choice;
+};
+
 struct MockServer::Impl {
   Script script;
   ServerOptions options;
   httplib::Server http;
   std::vector<int64_t> remaining;
+  std::map<std::pair<size_t, std::string>, int64_t> draws;  // choices drawn so far per (entry, request key)
   std::mutex match_mutex;
   std::mutex log_mutex;
   std::ofstream log;
@@ -111,21 +121,27 @@ struct MockServer::Impl {
     return !stop_cv.wait_for(lock, std::chrono::duration<double>(seconds), [&] { return stopping; });
   }
 
-  const ScriptEntry* pick(const MockRequest& req) {
+  Pick pick(const MockRequest& req, const std::optional<std::string>& key) {
     const std::string last = req.last_user_message();
     std::lock_guard lock(match_mutex);
-    // Entries with a regex that matches take precedence; entries without one form a queue.
-    for (bool with_regex : {true, false}) {
+    // Keyed entries take precedence, then entries with a regex that matches; entries with neither form a queue.
+    enum class Tier { keyed, matched, plain };
+    auto tier_of = [](const ScriptEntry& e) { return !e.keys.empty() ? Tier::keyed : e.match ? Tier::matched : Tier::plain; };
+    for (Tier tier : {Tier::keyed, Tier::matched, Tier::plain}) {
       for (size_t i = 0; i < script.entries.size(); ++i) {
         const ScriptEntry& e = script.entries[i];
-        if (remaining[i] == 0 || static_cast<bool>(e.match) != with_regex) continue;
+        if (remaining[i] == 0 || tier_of(e) != tier) continue;
         if (!e.apis.empty() && std::find(e.apis.begin(), e.apis.end(), req.api) == e.apis.end()) continue;
+        if (!e.keys.empty() && (!key || std::find(e.keys.begin(), e.keys.end(), *key) == e.keys.end())) continue;
         if (e.match && !std::regex_search(last, *e.match)) continue;
         if (remaining[i] > 0) --remaining[i];
-        return &e;
+        if (e.choices.empty()) return {&e, &e, std::nullopt};
+        const std::string draw_key = key.value_or("");
+        const size_t c = draw_choice(e.choices, options.seed, i, draw_key, draws[{i, draw_key}]++);
+        return {&e, &e.choices[c].reply, c};
       }
     }
-    return nullptr;
+    return {};
   }
 
   void write_log(const nlohmann::json& record) {
@@ -204,10 +220,14 @@ struct MockServer::Impl {
     }
     MockRequest& req = *parsed;
     if (api == Api::gemini) req.gemini_sse = http_req.get_param_value("alt") == "sse";
-    const ScriptEntry* entry = pick(req);
+    const std::optional<std::string> key = script.key ? find_key(*script.key, req) : std::nullopt;
+    const Pick picked = pick(req, key);
+    const ScriptEntry* entry = picked.reply;
 
     auto record = log_record(n, http_req, api, &req);
+    record["key"] = key ? nlohmann::json(*key) : nlohmann::json(nullptr);
     record["entry"] = entry ? nlohmann::json(entry->index) : nlohmann::json(nullptr);
+    record["choice"] = picked.choice ? nlohmann::json(*picked.choice) : nlohmann::json(nullptr);
     record["outcome"] = !entry ? "exhausted" : entry->is_fault() ? "fault" : "reply";
     record["status"] = !entry ? 500 : entry->status;
     write_log(record);

@@ -67,11 +67,12 @@ inline std::vector<Sse> parse_sse(const std::string& body) {
 
 class ScriptedServer {
  public:
-  explicit ScriptedServer(const std::string& script_json) : log_path_(temp_path("log-" + std::to_string(counter()++) + ".jsonl")) {
+  explicit ScriptedServer(const std::string& script_json, uint64_t seed = 0)
+      : log_path_(temp_path("log-" + std::to_string(counter()++) + ".jsonl")) {
     std::filesystem::remove(log_path_);
     auto script = parse_script(nlohmann::json::parse(script_json));
     if (!script) throw std::runtime_error(script.error().message);
-    server_ = std::make_unique<MockServer>(std::move(*script), ServerOptions{"127.0.0.1", 0, log_path_, 256});
+    server_ = std::make_unique<MockServer>(std::move(*script), ServerOptions{"127.0.0.1", 0, log_path_, 256, seed});
     auto started = server_->start_in_background();
     if (!started) throw std::runtime_error(started.error().message);
   }

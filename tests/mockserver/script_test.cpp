@@ -60,6 +60,59 @@ TEST(MockScript, RejectsNonList) {
   EXPECT_NE(s.error().message.find("JSON list"), std::string::npos);
 }
 
+TEST(MockScript, ObjectFormWithKeyRuleKeyedEntriesAndChoices) {
+  auto s = parse(R"js({"comment": "landscape", "key": {"regex": "// marker: (\\w+)", "in": ["last_user", "last_assistant"],
+                      "occurrence": "last"},
+                     "entries": [
+                       {"key": "a", "choices": [{"answer": "x", "weight": 3}, {"status": 500}]},
+                       {"key": ["b", "c"], "times": 2, "answer": "y"},
+                       {"match": "start", "choices": [{"answer": "z", "usage": {"input": 5}}]}]})js");
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  ASSERT_TRUE(s->key.has_value());
+  EXPECT_EQ(s->key->regex_source, "// marker: (\\w+)");
+  EXPECT_EQ(s->key->places, (std::vector<KeyPlace>{KeyPlace::last_user, KeyPlace::last_assistant}));
+  EXPECT_TRUE(s->key->last_occurrence);
+  ASSERT_EQ(s->entries.size(), 3u);
+  EXPECT_EQ(s->entries[0].keys, std::vector<std::string>{"a"});
+  EXPECT_EQ(s->entries[0].times, -1);  // keyed entries answer whenever their key comes, like matched ones
+  ASSERT_EQ(s->entries[0].choices.size(), 2u);
+  EXPECT_EQ(s->entries[0].choices[0].weight, 3);
+  EXPECT_EQ(s->entries[0].choices[0].reply.answer, "x");
+  EXPECT_EQ(s->entries[0].choices[1].weight, 1);
+  EXPECT_EQ(s->entries[0].choices[1].reply.status, 500);
+  EXPECT_EQ(s->entries[1].keys, (std::vector<std::string>{"b", "c"}));
+  EXPECT_EQ(s->entries[1].times, 2);
+  EXPECT_EQ(*s->entries[2].choices[0].reply.usage.input, 5);
+}
+
+TEST(MockScript, ReportsKeyAndChoiceProblems) {
+  auto s = parse(R"({"key": {"regex": "(", "in": ["nowhere"], "occurrence": "middle", "flags": "i"},
+                     "entries": [
+                       {"key": "a", "answer": "x", "choices": [{"answer": "y"}]},
+                       {"key": [], "choices": []},
+                       {"choices": [{"match": "m", "weight": 0, "answer": 1}, 7]},
+                       {"weight": 2, "answer": "w"},
+                       {"key": 5, "answer": "k"}],
+                     "extra": true})");
+  ASSERT_FALSE(s.ok());
+  const std::string& m = s.error().message;
+  for (const char* expected : {"key.regex: invalid regular expression", "key.in: must be last_user",
+                               "key.occurrence: must be", "key.flags: unknown field", "extra: unknown field",
+                               "entry 0: answer: an entry with choices takes its reply from the chosen one",
+                               "entry 1: key: an empty list", "entry 1: choices: must be a non-empty list",
+                               "entry 2: choices[0]: match: selects an entry", "entry 2: choices[0]: weight: must be a positive",
+                               "entry 2: choices[0]: answer: must be a string", "entry 2: choices[1]: must be an object",
+                               "entry 3: weight: belongs to one of an entry's choices", "entry 4: key: must be a non-empty string"}) {
+    EXPECT_NE(m.find(expected), std::string::npos) << "missing '" << expected << "' in:\n" << m;
+  }
+}
+
+TEST(MockScript, KeyedEntryNeedsAKeyRule) {
+  auto s = parse(R"([{"key": "a", "answer": "x"}])");
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.error().message.find("entry 0: key: the script has no key rule"), std::string::npos) << s.error().message;
+}
+
 TEST(MockScript, BuiltInDemoScriptHasACudaKernel) {
   Script s = default_script();
   ASSERT_EQ(s.entries.size(), 1u);
