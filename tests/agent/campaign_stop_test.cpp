@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <random>
 #include <set>
 #include <sstream>
@@ -332,6 +333,35 @@ TEST_F(CampaignStop, BudgetCapWithQueuedCallsIsExceededOnlyByCallsOnTheWire) {
   EXPECT_TRUE(waited) << "the second call waited for the first one's slot";
   // The slot is free only once the other call's reply is in: the later call was sent after the earlier one.
   EXPECT_NE(evals[0]["started_at"], evals[1]["started_at"]);
+}
+
+TEST_F(CampaignStop, BudgetsHoldForRoundsThatAskSeveralCallsAtOnce) {
+  start_server(0.5);
+  // A beam asks three calls per round; one slot, so two wait. With $1.5 the cap is reached when the second
+  // reply arrives: the calls still waiting are never sent, whichever unit's round they belong to.
+  auto capped = write_config("beam-capped", /*samples=*/1, /*max_concurrent=*/1,
+                             {{"strategy", "beam"}, {"rounds", 3}, {"stop_at_first_correct", false},
+                              {"beam", {{"width", 3}}}});
+  ASSERT_EQ(run("--config " + capped + " --problems " + kDemo + " --budget-usd 1.5", "beam-budget.log"), 0)
+      << log("beam-budget.log");
+  EXPECT_EQ(server_->requests().size(), 2u) << log("beam-budget.log");
+  EXPECT_EQ(of_kind(records(), "evaluation").size(), 2u);
+}
+
+TEST_F(CampaignStop, APerProblemEvaluationBudgetIsNeverExceededByARound) {
+  start_server(0);
+  // Width 3 and 4 evaluations per problem: round 1 asks 3, round 2 only the 1 left, never 3.
+  auto config = write_config("beam-evals", /*samples=*/1, /*max_concurrent=*/3,
+                             {{"strategy", "beam"}, {"rounds", 5}, {"stop_at_first_correct", false},
+                              {"beam", {{"width", 3}}}, {"budget", {{"evaluations", 4}}}});
+  ASSERT_EQ(run("--config " + config + " --problems " + kDemo, "beam-evals.log"), 0) << log("beam-evals.log");
+  EXPECT_EQ(server_->requests().size(), 12u);
+  const auto rs = records();
+  std::map<std::string, int> per_problem;
+  for (const auto& r : of_kind(rs, "evaluation")) ++per_problem[r["problem"]["name"].get<std::string>()];
+  ASSERT_EQ(per_problem.size(), 3u);
+  for (const auto& [problem, n] : per_problem) EXPECT_EQ(n, 4) << problem;
+  for (const auto& d : of_kind(rs, "unit_done")) EXPECT_EQ(d["reason"], "budget_evaluations");
 }
 
 TEST_F(CampaignStop, ARunGrowsByAConfigurationAndARefusedRunChangesNothing) {
