@@ -7,6 +7,7 @@
 // island's best joins the next island (a ring). The draws depend only on the seed, the unit's history, the round
 // and the island, so a resumed search draws the same parents.
 #include <algorithm>
+#include <cctype>
 #include <random>
 #include <set>
 
@@ -20,7 +21,8 @@ std::string features(const Judged& j) {
   int loops = 0;
   for (size_t at = j.answer.find("for"); at != std::string::npos && loops < 6; at = j.answer.find("for", at + 3)) {
     const size_t after = j.answer.find_first_not_of(" \t", at + 3);
-    const bool word_start = at == 0 || !(std::isalnum(static_cast<unsigned char>(j.answer[at - 1])) || j.answer[at - 1] == '_');
+    const char before = at == 0 ? ' ' : j.answer[at - 1];
+    const bool word_start = !(std::isalnum(static_cast<unsigned char>(before)) || before == '_');
     if (word_start && after != std::string::npos && j.answer[after] == '(') ++loops;
   }
   return j.bound_by + "/" + std::to_string(loops);
@@ -98,7 +100,8 @@ class Evolve final : public Strategy {
     std::stable_sort(members.begin(), members.end(), [&](const Judged* a, const Judged* b) {
       return std::find(ranked.begin(), ranked.end(), a) < std::find(ranked.begin(), ranked.end(), b);
     });
-    if (static_cast<int>(members.size()) > std::max(1, s_.population)) members.resize(static_cast<size_t>(std::max(1, s_.population)));
+    const size_t keep = static_cast<size_t>(std::max(1, s_.population));
+    if (members.size() > keep) members.resize(keep);
     return members;
   }
 
