@@ -30,6 +30,7 @@ inline constexpr Field candidate_format{"candidate_format", FieldType::string};
 inline constexpr Field problem{"problem", FieldType::object};
 inline constexpr Field sample{"sample", FieldType::integer};
 inline constexpr Field turn{"turn", FieldType::integer};
+inline constexpr Field lineage{"lineage", FieldType::object};
 inline constexpr Field usage{"usage", FieldType::object};
 inline constexpr Field cost_usd{"cost_usd", FieldType::number};
 inline constexpr Field reply{"reply", FieldType::object};
@@ -78,7 +79,7 @@ inline constexpr Field kRecordFields[] = {
     record_field::started_at, record_field::queue_wait_s, record_field::recorded_at,
     record_field::error,      record_field::reason,       record_field::turns_used,
     record_field::best_turn,  record_field::imported,     record_field::claim,
-    record_field::warnings};
+    record_field::warnings,   record_field::lineage};
 inline constexpr Field kProblemFields[] = {problem_field::name, problem_field::file_hash, problem_field::category,
                                            problem_field::path};
 

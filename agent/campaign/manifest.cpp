@@ -92,7 +92,7 @@ std::vector<std::string> manifest_changes(const nlohmann::json& old_in, const nl
           changes.push_back("configuration '" + name + "': " + key + " was " + was[key].dump() + ", now " +
                             now.value(key, nlohmann::json()).dump());
       // Recorded only when set (absent: unset, eager).
-      for (const char* key : {"stop_at_peak_fraction", "baseline"})
+      for (const char* key : {"stop_at_peak_fraction", "baseline", "search"})
         if (was.value(key, nlohmann::json()) != now.value(key, nlohmann::json()))
           changes.push_back("configuration '" + name + "': " + key + " was " + was.value(key, nlohmann::json()).dump() +
                             ", now " + now.value(key, nlohmann::json()).dump());
@@ -116,6 +116,7 @@ nlohmann::json to_json(const CampaignInputs& in) {
     // Recorded only when set, so that folders started before these keys existed resume without a change.
     if (c.stop_at_peak_fraction) j["stop_at_peak_fraction"] = *c.stop_at_peak_fraction;
     if (c.baseline != "eager") j["baseline"] = c.baseline;
+    if (!c.search.is_null()) j["search"] = c.search;
   }
   for (const auto& [name, p] : in.problems) problems[name] = {{"path", p.path}, {"sha256", p.sha256}};
   return {{"backend", in.backend}, {"configs", configs}, {"problems", problems}, {"prompts_sha256", in.prompts_sha256}};

@@ -25,6 +25,9 @@ struct ConfigInputs {
   int keep_last_attempts = 0;
   std::optional<double> stop_at_peak_fraction;
   std::string baseline = "eager";
+  // The configuration's loop section when it searches (a strategy other than refine, or search limits); null
+  // otherwise. Recorded only when set, like the two above.
+  nlohmann::json search;
 };
 
 struct ProblemInputs {
