@@ -296,6 +296,9 @@ struct Evaluator::Impl {
   int candidate_calls_per_round(const EvaluationSession& s, const Plan& plan) const;
   // The timing rounds of `k` calls each (phases/timing.cpp); false when the evaluation cannot go on.
   bool timed_rounds(EvaluationSession& s, int k);
+
+  // A correct kernel's profile under Nsight Compute (kernel_profiling.cpp): its own runner, one untimed trial.
+  Result<KernelProfile> profile(const std::string& problem, const Compiled& compiled, const std::string& ncu);
 };
 
 

@@ -116,6 +116,7 @@ const std::vector<Field>& fields() {
        into(&C::loop, &Lp::stop_at_peak_fraction)},
       {"evaluation", "allow_reduced_precision", Type::boolean, {}, false, into(&C::allow_reduced_precision)},
       {"evaluation", "baseline", Type::string, {}, false, into(&C::baseline), &kBaselines},
+      {"feedback", "ncu", Type::boolean, {}, false, into(&C::feedback_ncu)},
       {"", "candidate_format", Type::string, {}, false,
        [](C& c, const json& v) { c.candidate_format = *candidate_format_from_string(v.get<std::string>()); },
        &candidate_format_names()},
