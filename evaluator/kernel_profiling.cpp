@@ -2,6 +2,7 @@
 // its own, started by the trusted side under Nsight Compute in the same sandbox as an evaluation's, one
 // untimed trial, ncu's CSV read back as hostile input. Never part of an evaluation: no verdict, time or
 // speedup comes from here, and nothing here runs while anything is timed.
+#include <cstdlib>
 #include <filesystem>
 #include <unistd.h>
 

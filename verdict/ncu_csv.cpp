@@ -20,7 +20,7 @@ constexpr size_t kMaxKernelName = 160;
 std::optional<std::vector<std::string>> split_row(std::string_view line) {
   std::vector<std::string> fields;
   size_t i = 0;
-  while (i <= line.size()) {
+  while (true) {
     std::string field;
     if (i < line.size() && line[i] == '"') {
       ++i;
@@ -45,8 +45,7 @@ std::optional<std::vector<std::string>> split_row(std::string_view line) {
     fields.push_back(std::move(field));
     if (i >= line.size()) break;
     if (line[i] != ',') return std::nullopt;
-    ++i;
-    if (i == line.size()) fields.emplace_back();  // a trailing comma: one empty field (ncu 2025 writes one)
+    ++i;  // a trailing comma (ncu 2025 writes one) gives one empty last field
   }
   return fields;
 }
