@@ -12,6 +12,7 @@
 #include "core/result.h"
 #include "evaluator/judge.h"
 #include "evaluator/signature.h"
+#include "verdict/kernel_profile.h"
 #include "verdict/verdict.h"
 
 namespace kf::eval {
@@ -186,6 +187,11 @@ class Evaluator {
   // (torch.compile in the options' compile mode, compiled before its first timed round, as for a candidate).
   Result<BaselineTiming> time_baseline(const std::string& problem_path, const std::string& which = "eager");
 
+  // Nsight Compute's figures of a compiled candidate judged correct, for the model's feedback
+  // (docs/evaluator.md, "Profile feedback"): the trusted side starts a runner of its own under `ncu` (cuda
+  // backend), runs one untimed trial and reads ncu's CSV. Advice only; an error when ncu or its output fails.
+  Result<KernelProfile> profile(const std::string& problem_path, const Compiled& compiled, const std::string& ncu);
+
   const EvaluatorOptions& options() const;
 
  private:
@@ -193,6 +199,12 @@ class Evaluator {
   explicit Evaluator(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
+
+// Nsight Compute's command-line program: $KFORGE_NCU, else <cuda_home>/bin/ncu, else `ncu` on PATH; "" when none.
+std::string find_ncu(const std::string& cuda_home);
+// The profiling run's command prefix: ncu writing CSV to `csv_file`, the sections SpeedOfLight and Occupancy
+// and the warp-stall metrics, the first 16 kernel launches of every process it starts.
+std::vector<std::string> ncu_command(const std::string& ncu, const std::string& csv_file);
 
 // The C-ABI header candidates include (evaluator/kforge.h as installed).
 std::string kforge_header_path();

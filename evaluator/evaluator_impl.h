@@ -316,6 +316,9 @@ struct Evaluator::Impl {
   int candidate_calls_per_round(const EvaluationContext& s, const Plan& plan) const;
   // The timing rounds of `k` calls each (phases/timing.cpp).
   Next timed_rounds(EvaluationContext& s, int k);
+
+  // A correct kernel's profile under Nsight Compute (kernel_profiling.cpp): its own runner, one untimed trial.
+  Result<KernelProfile> profile(const std::string& problem, const Compiled& compiled, const std::string& ncu);
 };
 
 

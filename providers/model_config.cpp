@@ -147,6 +147,7 @@ const std::vector<Field>& fields() {
        loop_into(&Lp::budget, &Lp::Budget::gpu_seconds)},
       {"evaluation", "allow_reduced_precision", Type::boolean, {}, false, into(&C::allow_reduced_precision)},
       {"evaluation", "baseline", Type::string, {}, false, into(&C::baseline), &kBaselines},
+      {"feedback", "ncu", Type::boolean, {}, false, into(&C::feedback_ncu)},
       {"", "candidate_format", Type::string, {}, false,
        [](C& c, const json& v) { c.candidate_format = *candidate_format_from_string(v.get<std::string>()); },
        &candidate_format_names()},

@@ -126,6 +126,10 @@ struct ModelConfig {
   // evaluation.baseline: the primary baseline of this configuration's speedups (fast_p, "verified"):
   // eager | compile (docs/evaluator.md, "Yardsticks").
   std::string baseline = "eager";
+  // feedback.ncu: a correct kernel's feedback carries Nsight Compute's figures of it, gathered by a profiling
+  // run of its own after the verdict (cuda backend, ncu installed; docs/evaluator.md, "Profile feedback").
+  // A campaign's configurations must agree (they share one evaluator pool).
+  bool feedback_ncu = false;
   CandidateFormat candidate_format = CandidateFormat::kf_forward;
   std::string raw_log_dir;     // "" = no raw exchange log
   std::optional<std::string> server;  // openai-compatible: "vllm"|"sglang"|"ollama"|"llamacpp"|"deepseek"|"openrouter"

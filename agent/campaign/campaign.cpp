@@ -194,6 +194,11 @@ CampaignSummary run_campaign(const CampaignOptions& o) {
                     "them alike (set it in every one, or pass --allow-reduced-precision)");
     eo.allow_reduced_precision = first;
   }
+  for (const auto& c : configs)
+    if (c.config.feedback_ncu != configs.front().config.feedback_ncu)
+      return fail(Outcome::bad_input,
+                  "the configurations disagree on feedback.ncu; a campaign profiles the correct kernels of all of "
+                  "them alike (set it in every one, or in none)");
   if (o.timing_budget_ms > 0) eo.timing_budget_ms = o.timing_budget_ms;
   // One evaluator times every baseline a configuration names as its primary; each unit chooses its own.
   eo.compile_baseline = o.compile_baseline;
@@ -289,6 +294,19 @@ CampaignSummary run_campaign(const CampaignOptions& o) {
   const int compile_jobs =
       o.compile_jobs > 0 ? o.compile_jobs : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
   PoolJudge judge(**pool, compile_jobs);
+  if (!configs.empty() && configs.front().config.feedback_ncu) {
+    // feedback.ncu: every configuration agrees (checked above); on the host backend or without ncu the
+    // feedback goes without Nsight Compute's figures, said once here.
+    const std::string ncu = *backend == eval::Backend::cuda ? eval::find_ncu(eo.cuda_home) : "";
+    if (ncu.empty())
+      log::warn(*backend == eval::Backend::cuda
+                    ? "feedback.ncu is on but Nsight Compute (ncu) was not found ($KFORGE_NCU, $CUDA_HOME/bin, PATH): "
+                      "correct kernels' feedback goes without its figures"
+                    : "feedback.ncu is on, but Nsight Compute profiles the cuda backend only: the feedback goes without "
+                      "its figures");
+    else
+      judge.profile_correct_kernels(ncu);
+  }
   std::unique_ptr<ProgressPrinter> progress;
 
   std::vector<std::string> config_names, problem_names;

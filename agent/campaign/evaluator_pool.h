@@ -14,9 +14,14 @@ class PoolJudge : public KernelJudge {
  public:
   PoolJudge(eval::EvaluatorPool& pool, int compile_jobs) : pool_(pool), compile_slots_(compile_jobs) {}
   Judgment judge(const ProblemInfo& problem, const std::string& source_path) override;
+  // feedback.ncu: each kernel judged correct is profiled with Nsight Compute at `ncu` afterwards, on the same
+  // evaluator, and its verdict carries the figures (eval::attach_profile) or, when profiling failed,
+  // checks.profile_error; the verdict itself never changes. "" (the default): no profiling.
+  void profile_correct_kernels(std::string ncu) { ncu_ = std::move(ncu); }
 
  private:
   eval::EvaluatorPool& pool_;
+  std::string ncu_;
   std::counting_semaphore<1024> compile_slots_;
 };
 

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "core/format.h"
+#include "verdict/kernel_profile.h"
 
 namespace kf::agent {
 namespace {
@@ -24,6 +25,12 @@ std::string fmt_optional(const std::optional<double>& v, int decimals) {
 }
 
 std::string percent(double fraction) { return format_significant(fraction * 100, 3) + "%"; }
+
+// What the kernel's time achieves against the work counted: "812 GB/s and 0.204 TFLOP/s achieved".
+std::string achieved(const eval::PeakFraction& f) {
+  return format_significant(f.achieved_gbps, 3) + " GB/s and " + format_significant(f.achieved_tflops, 3) +
+         " TFLOP/s achieved";
+}
 
 // How the feedback names a verdict's baseline (claims name theirs with agent/claims/baseline_kind.h).
 const char* baseline_in_prose(const std::string& name) {
@@ -55,7 +62,7 @@ TemplateVars correct_feedback_vars(const eval::Verdict& y) {
   vars["speedups"] = speedups.empty() ? "unknown (no baseline was timed)" : speedups;
   std::string roofline;
   if (y.peak) {
-    roofline = "Your kernel reaches " + eval::percent_of_bound(*y.peak);
+    roofline = "Your kernel reaches " + eval::percent_of_bound(*y.peak) + " (" + achieved(*y.peak) + ")";
     for (const char* name : {"eager", "compile"}) {
       auto it = y.baselines.find(name);
       if (it != y.baselines.end() && it->second.peak)
@@ -67,6 +74,10 @@ TemplateVars correct_feedback_vars(const eval::Verdict& y) {
   vars["roofline"] = roofline.empty() ? "Its fraction of the hardware's peak is unknown." : roofline;
   vars["peak_fraction"] = y.peak ? percent(y.peak->fraction) : "unknown";
   vars["bound_by"] = y.peak ? y.peak->bound_by : "unknown";
+  vars["achieved"] = y.peak ? achieved(*y.peak) : "unknown";
+  // Nsight Compute's figures, when the trusted side profiled the kernel (feedback.ncu): a line of its own.
+  const auto profile = eval::profile_of(y);
+  vars["profile"] = profile ? "\n" + profile->describe() : "";
   return vars;
 }
 

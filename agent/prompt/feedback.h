@@ -15,7 +15,9 @@ Result<std::string> render_feedback(const PromptTemplates& templates, const eval
 
 // The correct template's variables (docs/campaigns.md, "Prompt templates"): time_ms, ref_time_ms, speedup and
 // baseline (the primary baseline's), eager_/compile_ time_ms and speedup, speedups (one sentence over every
-// baseline timed), roofline (the fraction of peak of the kernel and of each baseline), peak_fraction, bound_by.
+// baseline timed), roofline (the fraction of peak of the kernel, with the GB/s and TFLOP/s it achieves, and of
+// each baseline), peak_fraction, bound_by, achieved (GB/s and TFLOP/s), profile (Nsight Compute's figures on a
+// line of their own when the verdict carries them, eval::profile_of; "" otherwise).
 TemplateVars correct_feedback_vars(const eval::Verdict& verdict);
 
 // The first `max_lines` lines of compiler output, then a note of how many were left out.

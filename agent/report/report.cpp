@@ -88,6 +88,9 @@ void ReportAggregator::add(const corpus::RecordSummary& r, const corpus::RecordP
   if (s.candidate_format.empty()) s.candidate_format = r.candidate_format;
   s.tokens += r.tokens;
   s.cost_usd += r.cost_usd;
+  auto& search = c.searches[r.key.problem];
+  search.problem = r.key.problem;
+  search.add(r);
   auto& u = c.units[{r.key.problem, r.key.sample}];
   if (u.category.empty()) u.category = r.category.empty() ? "other" : r.category;
   if (r.kind == Kind::provider_failure) {
@@ -127,6 +130,7 @@ Result<std::vector<ConfigSummary>> ReportAggregator::finish(const VerifiedSpeedu
     ConfigSummary s = c.summary;
     if (s.candidate_format.empty()) s.candidate_format = "kf_forward";  // written before the format was recorded
     if (rule.reverify()) s.reverify_file = rule.reverify()->origin();
+    for (const auto& [problem, search] : c.searches) s.searches.push_back(search);
     for (const auto& [pk, u] : c.units) {
       if (!u.replied) {
         s.units_no_reply++;
@@ -339,6 +343,21 @@ nlohmann::json ConfigSummary::to_json() const {
          {"baseline_peak_fraction", o.baseline_peak_fraction}});
   }
   j["units_detail"] = units_json;
+  j["strategy"] = strategy;
+  auto step_json = [](const BudgetStep& b) {
+    return nlohmann::json{{"evaluations", b.evaluations},
+                          {"tokens", b.tokens},
+                          {"cost_usd", b.cost_usd},
+                          {"correct", b.correct},
+                          {"best_speedup", opt_json(b.best_speedup)}};
+  };
+  nlohmann::json searches_json = nlohmann::json::array();
+  for (const auto& search : searches) {
+    nlohmann::json steps = nlohmann::json::array();
+    for (const auto& b : search.improvements) steps.push_back(step_json(b));
+    searches_json.push_back({{"problem", search.problem}, {"improvements", steps}, {"total", step_json(search.total)}});
+  }
+  j["searches"] = searches_json;
   return j;
 }
 

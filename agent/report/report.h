@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "agent/claims/reverify_rule.h"
+#include "agent/report/budget_curves.h"
 #include "core/result.h"
 #include "corpus/reader.h"
 
@@ -83,6 +84,10 @@ struct ConfigSummary {
   std::map<std::string, int> provider_failures;  // error kind -> count
   int harness_failures = 0;
   std::vector<UnitOutcome> outcomes;  // units with a reply, by (problem, sample)
+  // Equal budget (budget_curves.h): the search strategy (loop.strategy, from the records' lineage; records
+  // without one are `refine`) and the course of the search on each problem, by problem.
+  std::string strategy = "refine";
+  std::vector<SearchCourse> searches;
   std::vector<int> correct_by_turn;   // [t-1]: units with a correct kernel at turn t or earlier
 
   double pct(int n) const { return units == 0 ? 0.0 : 100.0 * n / units; }
@@ -126,6 +131,7 @@ class ReportAggregator {
   struct Config {
     ConfigSummary summary;                                 // the running totals (names, tokens, cost, failures)
     std::map<std::pair<std::string, int>, Unit> units;     // (problem, sample) -> unit
+    std::map<std::string, SearchCourse> searches;          // problem -> its search's course
   };
   std::map<std::string, Config> configs_;
 };
@@ -166,6 +172,11 @@ std::vector<std::string> report_categories(const std::vector<ConfigSummary>& sum
 std::string column_name(const ConfigSummary& s);
 // Sentences stating the verified-speedup rule and which reverify results were applied.
 std::vector<std::string> report_notes(const std::vector<ConfigSummary>& summaries);
+
+// The equal-budget tables (budget_curves.h) on each axis with a spend, budgets common to every summary.
+std::vector<ReportTable> equal_budget_tables(const std::vector<ConfigSummary>& summaries);
+// The same figures as JSON: {axis: {"levels": [...], "configurations": {column name: [AtBudget...]}}}.
+nlohmann::json equal_budget_json(const std::vector<ConfigSummary>& summaries);
 
 // `kforge report DIR`: one corpus. `kforge compare DIR...`: the configurations of several corpora side
 // by side (the "run" column tells them apart; title "kforge compare"). The html format is report_html.h's;

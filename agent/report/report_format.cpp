@@ -227,7 +227,72 @@ std::vector<ReportTable> report_tables(const std::vector<ConfigSummary>& ss) {
     }
     cats.rows.push_back(std::move(row));
   }
-  return {figures, cats};
+  std::vector<ReportTable> out = {figures, cats};
+  for (auto& t : equal_budget_tables(ss)) out.push_back(std::move(t));
+  return out;
+}
+
+namespace {
+
+const BudgetAxis kAxes[] = {BudgetAxis::evaluations, BudgetAxis::tokens, BudgetAxis::dollars};
+
+std::vector<const std::vector<SearchCourse>*> all_searches(const std::vector<ConfigSummary>& ss) {
+  std::vector<const std::vector<SearchCourse>*> out;
+  for (const auto& s : ss) out.push_back(&s.searches);
+  return out;
+}
+
+const char* axis_heading(BudgetAxis axis) {
+  switch (axis) {
+    case BudgetAxis::evaluations: return "evaluations per problem";
+    case BudgetAxis::tokens: return "tokens per problem";
+    case BudgetAxis::dollars: return "dollars per problem";
+  }
+  return "";
+}
+
+}  // namespace
+
+std::vector<ReportTable> equal_budget_tables(const std::vector<ConfigSummary>& ss) {
+  std::vector<ReportTable> out;
+  const auto searches = all_searches(ss);
+  for (BudgetAxis axis : kAxes) {
+    const auto levels = budget_levels(searches, axis);
+    if (levels.empty()) continue;
+    ReportTable t;
+    t.heading = std::string("Best speedup at equal budget: ") + axis_heading(axis) +
+                " (geometric mean over problems of the best speedup reached, 1x where none beat the baseline; "
+                "problems faster than the baseline)";
+    t.header = {"configuration", "strategy"};
+    for (double level : levels) t.header.push_back(budget_label(level, axis));
+    for (const auto& s : ss) {
+      std::vector<std::string> row = {column_name(s), s.strategy};
+      for (double level : levels) {
+        const AtBudget a = at_budget(s.searches, axis, level);
+        row.push_back(fmt_opt(a.geomean_best, 3, "x") + " (" + std::to_string(a.faster) + "/" +
+                      std::to_string(a.problems) + " faster)");
+      }
+      t.rows.push_back(std::move(row));
+    }
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+nlohmann::json equal_budget_json(const std::vector<ConfigSummary>& ss) {
+  nlohmann::json out = nlohmann::json::object();
+  const auto searches = all_searches(ss);
+  for (BudgetAxis axis : kAxes) {
+    const auto levels = budget_levels(searches, axis);
+    nlohmann::json configs = nlohmann::json::object();
+    for (const auto& s : ss) {
+      nlohmann::json points = nlohmann::json::array();
+      for (double level : levels) points.push_back(at_budget(s.searches, axis, level).to_json());
+      configs[column_name(s)] = {{"strategy", s.strategy}, {"at", points}};
+    }
+    out[to_string(axis)] = {{"levels", levels}, {"configurations", configs}};
+  }
+  return out;
 }
 
 std::vector<std::string> report_notes(const std::vector<ConfigSummary>& ss) {
@@ -277,6 +342,7 @@ std::string format_report(const std::vector<ConfigSummary>& ss, ReportFormat for
       nlohmann::json j = nlohmann::json::array();
       for (const auto& s : ss) j.push_back(s.to_json());
       nlohmann::json out = {{"title", title}};
+      out["equal_budget"] = equal_budget_json(ss);
       out["configurations"] = std::move(j);  // not copied: a million records' units detail is large
       return out.dump(2) + "\n";
     }

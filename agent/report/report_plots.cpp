@@ -461,10 +461,58 @@ std::string gnuplot_quote(const std::string& text, size_t max_chars) {
   return out + "'";
 }
 
+// The best-so-far curve on one budget axis: at_budget's geometric mean as a step function of the budget per
+// problem, stepping where any search of the configuration got better.
+Plot best_so_far(const std::vector<ConfigSummary>& ss, BudgetAxis axis) {
+  const std::string name = to_string(axis);
+  const char* per = axis == BudgetAxis::evaluations ? "evaluations per problem"
+                    : axis == BudgetAxis::tokens    ? "tokens per problem"
+                                                    : "USD per problem";
+  PlotBuilder b("best_so_far_" + name, std::string("Best speedup reached by ") + per,
+                std::string("For each budget B of ") + per + ": the geometric mean over the configuration's problems "
+                "of the best correct kernel's speedup found within the first B of its search on that problem (every "
+                "sample together, in the order the corpus recorded them), a problem without a kernel faster than "
+                "the baseline counting 1x. Strategies compare at equal budget where their curves share an x.");
+  auto cs = plotted(ss);
+  std::vector<const std::vector<SearchCourse>*> all;
+  for (const auto& [i, s] : cs) all.push_back(&s->searches);
+  const auto levels = budget_levels(all, axis);
+  if (levels.empty())
+    return b.finish(axis == BudgetAxis::dollars ? "no cost recorded (the configurations' prices are 0)"
+                                                : "nothing was spent yet");
+  const double largest = levels.back();
+  b.set(kCommon);
+  b.set(std::string("set xlabel '") + per + "'\nset ylabel 'geomean best speedup (x)'");
+  b.set("set xrange [0:" + num(largest) + "]");
+  if (axis == BudgetAxis::evaluations && largest <= 30) b.set("set xtics 1");
+  double ymax = 1;
+  for (const auto& [i, s] : cs) {
+    std::set<double> xs = {0, largest};
+    for (const auto& search : s->searches)
+      for (const auto& step : search.improvements) xs.insert(spent(step, axis));
+    Datablock d{"$best_" + name + std::to_string(i), {}};
+    for (double x : xs) {
+      const auto at = at_budget(s->searches, axis, x);
+      if (!at.geomean_best || !std::isfinite(*at.geomean_best)) continue;
+      d.rows.push_back({x, *at.geomean_best});
+      ymax = std::max(ymax, *at.geomean_best);
+    }
+    if (d.rows.empty()) continue;
+    b.data(d);
+    b.clause(d.name + " using 1:2 with steps lw 2 " + colour(config_colour(i)), column_name(*s) + " (" + s->strategy + ")");
+    b.clause(d.name + " using 1:2 with points pt " + std::to_string(config_point(i)) + " " + colour(config_colour(i)), "");
+    b.has_data();
+  }
+  b.set("set yrange [0:" + num(ymax * 1.15) + "]");
+  return b.finish("no configuration has a search yet");
+}
+
 std::vector<Plot> report_plots(const std::vector<ConfigSummary>& ss) {
   return {headline(ss),        fast_p(ss),           speedups_by_config(ss), speedups_by_category(ss),
           peak_fraction_by_problem(ss),
-          correct_by_turn(ss), per_correct(ss, true), per_correct(ss, false), verdicts(ss)};
+          correct_by_turn(ss), per_correct(ss, true), per_correct(ss, false), verdicts(ss),
+          best_so_far(ss, BudgetAxis::evaluations), best_so_far(ss, BudgetAxis::tokens),
+          best_so_far(ss, BudgetAxis::dollars)};
 }
 
 }  // namespace kf::agent

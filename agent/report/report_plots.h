@@ -24,7 +24,7 @@ struct Plot {
 
 // In this order: headline counts side by side, fast_p against p, best speedups per configuration, best
 // speedups per category, share correct by turn, cost per correct kernel, tokens per correct kernel,
-// verdicts by kind.
+// verdicts by kind, then the best speedup reached by evaluations, tokens and dollars per problem.
 std::vector<Plot> report_plots(const std::vector<ConfigSummary>& summaries);
 
 // A gnuplot single-quoted string literal: no substitution happens inside one (no backquotes, no
