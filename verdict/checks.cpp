@@ -370,6 +370,8 @@ json Checks::to_json() const {
   put(j, "runner_tree_empty", runner_tree_empty);
   put(j, "bytes_moved", bytes_moved);
   put(j, "roofline_error", roofline_error);
+  if (profile) j["profile"] = profile->to_json();
+  put(j, "profile_error", profile_error);
   if (!phases_s.empty()) j["phases_s"] = phases_s;
   return j;
 }
@@ -410,6 +412,11 @@ Checks Checks::from_json(const json& j) {
   c.runner_tree_empty = r.boolean("runner_tree_empty");
   c.bytes_moved = r.integer64("bytes_moved");
   c.roofline_error = r.string("roofline_error");
+  if (auto p = r.any("profile")) {
+    c.profile = KernelProfile::from_json(*p);
+    if (!c.profile) r.rest()["profile"] = *p;  // no figure in it: kept as it was
+  }
+  c.profile_error = r.string("profile_error");
   if (auto phases = r.object("phases_s")) {
     bool all_numbers = !phases->empty();
     for (const auto& [name, s] : phases->items()) all_numbers = all_numbers && s.is_number();

@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "verdict/kernel_profile.h"
+
 namespace kf::eval {
 
 // One timing's figures per call over its timed rounds, after the warm-up (evaluator/timing_policy.h).
@@ -141,6 +143,8 @@ struct Checks {
   std::optional<bool> runner_tree_empty;
   std::optional<int64_t> bytes_moved;
   std::optional<std::string> roofline_error;
+  std::optional<KernelProfile> profile;      // Nsight Compute's figures, when the trusted side profiled the kernel
+  std::optional<std::string> profile_error;  // why profiling it failed (the feedback goes without the figures)
   std::map<std::string, double> phases_s;  // per phase, its seconds; absent when empty
   nlohmann::json unknown_fields = nlohmann::json::object();
 

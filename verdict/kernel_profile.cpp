@@ -69,15 +69,4 @@ std::optional<KernelProfile> KernelProfile::from_json(const nlohmann::json& j) {
   return p;
 }
 
-void attach_profile(Verdict& verdict, const KernelProfile& profile) {
-  if (!verdict.checks.is_object()) verdict.checks = nlohmann::json::object();
-  verdict.checks["profile"] = profile.to_json();
-}
-
-std::optional<KernelProfile> profile_of(const Verdict& verdict) {
-  if (!verdict.checks.is_object()) return std::nullopt;
-  auto it = verdict.checks.find("profile");
-  return it == verdict.checks.end() ? std::nullopt : KernelProfile::from_json(*it);
-}
-
 }  // namespace kf::eval

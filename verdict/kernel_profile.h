@@ -1,6 +1,7 @@
 #pragma once
 // What Nsight Compute measured of a correct kernel: a fixed small set of figures for the model's feedback
 // (docs/evaluator.md, "Profile feedback"). Advice only: no verdict, speedup or report figure ever reads it.
+// The verdict records it as checks.profile (checks.h), so that the corpus keeps what the feedback said.
 // Gathered by the trusted side in a profiling run of its own after the verdict, outside every timed round.
 #include <optional>
 #include <string>
@@ -8,7 +9,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "verdict/verdict.h"
 
 namespace kf::eval {
 
@@ -36,9 +36,5 @@ struct KernelProfile {
   static std::optional<KernelProfile> from_json(const nlohmann::json& j);
 };
 
-// The verdict carries the profile in checks.profile, so that the corpus records what the feedback said.
-void attach_profile(Verdict& verdict, const KernelProfile& profile);
-// checks.profile read back; nullopt without one or without any figure in it.
-std::optional<KernelProfile> profile_of(const Verdict& verdict);
 
 }  // namespace kf::eval

@@ -15,7 +15,7 @@ class PoolJudge : public KernelJudge {
   PoolJudge(eval::EvaluatorPool& pool, int compile_jobs) : pool_(pool), compile_slots_(compile_jobs) {}
   Judgment judge(const ProblemInfo& problem, const std::string& source_path) override;
   // feedback.ncu: each kernel judged correct is profiled with Nsight Compute at `ncu` afterwards, on the same
-  // evaluator, and its verdict carries the figures (eval::attach_profile) or, when profiling failed,
+  // evaluator, and its verdict carries the figures (checks.profile) or, when profiling failed,
   // checks.profile_error; the verdict itself never changes. "" (the default): no profiling.
   void profile_correct_kernels(std::string ncu) { ncu_ = std::move(ncu); }
 

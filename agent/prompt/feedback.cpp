@@ -76,8 +76,8 @@ TemplateVars correct_feedback_vars(const eval::Verdict& y) {
   vars["bound_by"] = y.peak ? y.peak->bound_by : "unknown";
   vars["achieved"] = y.peak ? achieved(*y.peak) : "unknown";
   // Nsight Compute's figures, when the trusted side profiled the kernel (feedback.ncu): a line of its own.
-  const auto profile = eval::profile_of(y);
-  vars["profile"] = profile ? "\n" + profile->describe() : "";
+  const auto& profile = y.checks.profile;
+  vars["profile"] = profile && profile->has_figures() ? "\n" + profile->describe() : "";
   return vars;
 }
 

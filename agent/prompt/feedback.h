@@ -17,7 +17,7 @@ Result<std::string> render_feedback(const PromptTemplates& templates, const eval
 // baseline (the primary baseline's), eager_/compile_ time_ms and speedup, speedups (one sentence over every
 // baseline timed), roofline (the fraction of peak of the kernel, with the GB/s and TFLOP/s it achieves, and of
 // each baseline), peak_fraction, bound_by, achieved (GB/s and TFLOP/s), profile (Nsight Compute's figures on a
-// line of their own when the verdict carries them, eval::profile_of; "" otherwise).
+// line of their own when the verdict carries them, checks.profile; "" otherwise).
 TemplateVars correct_feedback_vars(const eval::Verdict& verdict);
 
 // The first `max_lines` lines of compiler output, then a note of how many were left out.

@@ -40,7 +40,7 @@ TEST(Feedback, TheRooflineSaysWhatTheKernelAchieves) {
 
 TEST(Feedback, NsightComputeFiguresFollowOnALineOfTheirOwn) {
   auto v = correct_with_peak();
-  eval::attach_profile(v, profile());
+  v.checks.profile = profile();
   auto vars = correct_feedback_vars(v);
   EXPECT_EQ(vars.at("profile"),
             "\nNsight Compute on your kernel relu_kernel(float const*, float*, long): memory throughput 78.2% of "
