@@ -304,7 +304,8 @@ TEST(StopRules, BudgetsNameTheirRuleAndTheEvaluationBudgetLimitsARound) {
   h.add(j);
   j.id.turn = 3;
   h.add(j);
-  EXPECT_EQ(rules.reached(h), "budget_usd");  // the first rule reached names the reason, budgets in order
+  // Both budgets are reached: the first rule in order (evaluations, tokens, dollars) names the reason.
+  EXPECT_EQ(rules.reached(h), "budget_evaluations");
   EXPECT_EQ(rules.evaluations_left(h), 0);
 }
 
