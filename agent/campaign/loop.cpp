@@ -271,8 +271,9 @@ Status check_recorded(const Unit& u, const Planned& p) {
 Result<AskEnd> run_round(Unit& u, const std::vector<Planned>& round, const History& before) {
   std::vector<Result<AskEnd>> ends(round.size(), AskEnd::judged);
   std::vector<std::thread> threads;
+  for (const auto& planned : round)
+    if (auto st = check_recorded(u, planned); !st) return st.error();
   for (size_t i = 0; i < round.size(); ++i) {
-    if (auto st = check_recorded(u, round[i]); !st) return st.error();
     if (u.history.has_turn(round[i].turn)) continue;
     if (!u.job.may_call_model()) {
       ends[i] = AskEnd::stopped;

@@ -304,7 +304,8 @@ TEST(StopRules, BudgetsNameTheirRuleAndTheEvaluationBudgetLimitsARound) {
   h.add(j);
   j.id.turn = 3;
   h.add(j);
-  EXPECT_EQ(rules.reached(h), "budget_usd");  // the first rule reached names the reason, budgets in order
+  // Both budgets are reached: the first rule in order (evaluations, tokens, dollars) names the reason.
+  EXPECT_EQ(rules.reached(h), "budget_evaluations");
   EXPECT_EQ(rules.evaluations_left(h), 0);
 }
 
@@ -357,7 +358,9 @@ TEST_F(SearchTest, StoppedAndResumedSearchesEndInTheSameStateWithNoCallRepeated)
     auto expected = records();
     fs::remove_all(dir);
     KeyedModel stopped;
-    EXPECT_GT(run_with_stops(stopped, judge, tune, strategy, 5, 3), 2);
+    // A round of evolve asks 4 calls, each checked twice (before its prompt and at its slot): 5 allowed checks let
+    // at least one call through per session and stop every round midway.
+    EXPECT_GT(run_with_stops(stopped, judge, tune, strategy, 5, 5), 2);
     auto got = records();
     EXPECT_EQ(stopped.calls(), straight.calls()) << "a model call was repeated or lost";
     auto key = [](const std::vector<corpus::Record>& rs) {
