@@ -28,6 +28,10 @@ EXPECTED = {
     "cost_per_correct": ["alpha", "beta"],
     "tokens_per_correct": ["alpha", "beta"],
     "verdicts": ["correct", "incorrect", "compile_error", "no_code", "provider failure"],
+    # Records without lineage are the refine strategy's.
+    "best_so_far_evaluations": ["alpha (refine)", "beta (refine)"],
+    "best_so_far_tokens": ["alpha (refine)", "beta (refine)"],
+    "best_so_far_dollars": ["alpha (refine)", "beta (refine)"],
 }
 
 # Runs in the page before --dump-dom: what the browser laid out for every figure, as JSON in a <pre>.
