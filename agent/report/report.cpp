@@ -120,8 +120,7 @@ void ReportAggregator::add(const corpus::RecordSummary& r, const corpus::RecordP
 }
 
 Result<std::vector<ConfigSummary>> ReportAggregator::finish(const VerifiedSpeedupRule& rule, const Fetch& fetch,
-                                                            const Fetch& whole_fetch) const {
-  const Fetch& whole = whole_fetch ? whole_fetch : fetch;
+                                                            const Fetch& whole) const {
   std::vector<ConfigSummary> out;
   // What each unit reached, from its tallies; the best kernels are judged below, read back in file order.
   struct Pending {
@@ -186,12 +185,16 @@ Result<std::vector<ConfigSummary>> ReportAggregator::finish(const VerifiedSpeedu
       b = {&p, &o};
   }
   for (const auto& [key, b] : problem_best) {
-    auto rec = whole(b.first->place);
-    if (!rec) return rec.error();
+    std::optional<corpus::Lineage> lineage;
+    if (whole) {
+      auto rec = whole(b.first->place);
+      if (!rec) return rec.error();
+      lineage = rec->lineage;
+    }
     out[key.first].best_per_problem.push_back(
-        {key.second, b.second->sample, *b.second->best_turn, b.second->best_speedup, rec->lineage});
+        {key.second, b.second->sample, *b.second->best_turn, b.second->best_speedup, std::move(lineage)});
   }
-  {
+  if (whole) {
     size_t i = 0;
     for (const auto& [name, c] : configs_) {
       auto& s = out[i++];
@@ -280,9 +283,8 @@ std::vector<ConfigSummary> summarize(const corpus::Corpus& corpus, const Verifie
   ReportAggregator aggregator;
   for (size_t i = 0; i < corpus.records.size(); ++i)
     aggregator.add(corpus::RecordSummary::of(corpus.records[i]), {0, i, 0});  // place: the record's index
-  auto out = aggregator.finish(rule, [&](const corpus::RecordPlace& p) -> Result<corpus::Record> {
-    return corpus.records[p.offset];
-  });
+  auto at = [&](const corpus::RecordPlace& p) -> Result<corpus::Record> { return corpus.records[p.offset]; };
+  auto out = aggregator.finish(rule, at, at);
   return out ? std::move(*out) : std::vector<ConfigSummary>{};  // records in memory are always there
 }
 

@@ -125,7 +125,8 @@ class ReportAggregator {
   // The summaries, sorted by configuration name. `rule` decides which speedups are verified
   // (VerifiedSpeedupRule::for_folder(dir) applies the folder's reverify results). An error when a best
   // kernel cannot be read back. `whole` reads a record whole (its lineage), for a few records only: each
-  // configuration's first evaluation (its strategy) and each problem's best kernel; default: `fetch`.
+  // configuration's first evaluation (its strategy) and each problem's best kernel; without it no lineage is
+  // read (every configuration reads as `refine`).
   Result<std::vector<ConfigSummary>> finish(const VerifiedSpeedupRule& rule, const Fetch& fetch,
                                             const Fetch& whole = nullptr) const;
 
