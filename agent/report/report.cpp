@@ -102,6 +102,7 @@ void ReportAggregator::add(const corpus::RecordSummary& r, const corpus::RecordP
     return;
   }
   s.evaluations++;
+  if (!c.first_evaluation) c.first_evaluation = place;
   u.replied = true;
   u.max_turn = std::max(u.max_turn, r.turn);
   if (compiled_verdict(r.verdict)) u.compiled = true;
@@ -118,7 +119,8 @@ void ReportAggregator::add(const corpus::RecordSummary& r, const corpus::RecordP
   if (r.speedup && (!u.best_speedup || *r.speedup > *u.best_speedup)) u.best_speedup = r.speedup;
 }
 
-Result<std::vector<ConfigSummary>> ReportAggregator::finish(const VerifiedSpeedupRule& rule, const Fetch& fetch) const {
+Result<std::vector<ConfigSummary>> ReportAggregator::finish(const VerifiedSpeedupRule& rule, const Fetch& fetch,
+                                                            const Fetch& whole) const {
   std::vector<ConfigSummary> out;
   // What each unit reached, from its tallies; the best kernels are judged below, read back in file order.
   struct Pending {
@@ -171,6 +173,35 @@ Result<std::vector<ConfigSummary>> ReportAggregator::finish(const VerifiedSpeedu
     if (y.peak) {
       outcome.peak_fraction = y.peak->fraction;
       outcome.bound_by = y.peak->bound_by;
+    }
+  }
+  // Each configuration's strategy (its first evaluation's lineage) and each problem's best kernel over its
+  // samples with its lineage: a few records read whole.
+  std::map<std::pair<size_t, std::string>, std::pair<const Pending*, const UnitOutcome*>> problem_best;
+  for (const auto& p : pending) {
+    const auto& o = out[p.config].outcomes[p.outcome];
+    auto& b = problem_best[{p.config, o.problem}];
+    if (!b.first || corpus::ranks_above(o.best_speedup, *o.best_turn, b.second->best_speedup, *b.second->best_turn))
+      b = {&p, &o};
+  }
+  for (const auto& [key, b] : problem_best) {
+    std::optional<corpus::Lineage> lineage;
+    if (whole) {
+      auto rec = whole(b.first->place);
+      if (!rec) return rec.error();
+      lineage = rec->lineage;
+    }
+    out[key.first].best_per_problem.push_back(
+        {key.second, b.second->sample, *b.second->best_turn, b.second->best_speedup, std::move(lineage)});
+  }
+  if (whole) {
+    size_t i = 0;
+    for (const auto& [name, c] : configs_) {
+      auto& s = out[i++];
+      if (!c.first_evaluation) continue;
+      auto first = whole(*c.first_evaluation);
+      if (!first) return first.error();
+      if (first->lineage && !first->lineage->strategy.empty()) s.strategy = first->lineage->strategy;
     }
   }
 
@@ -252,9 +283,8 @@ std::vector<ConfigSummary> summarize(const corpus::Corpus& corpus, const Verifie
   ReportAggregator aggregator;
   for (size_t i = 0; i < corpus.records.size(); ++i)
     aggregator.add(corpus::RecordSummary::of(corpus.records[i]), {0, i, 0});  // place: the record's index
-  auto out = aggregator.finish(rule, [&](const corpus::RecordPlace& p) -> Result<corpus::Record> {
-    return corpus.records[p.offset];
-  });
+  auto at = [&](const corpus::RecordPlace& p) -> Result<corpus::Record> { return corpus.records[p.offset]; };
+  auto out = aggregator.finish(rule, at, at);
   return out ? std::move(*out) : std::vector<ConfigSummary>{};  // records in memory are always there
 }
 
@@ -271,7 +301,9 @@ Result<FolderReport> summarize_folder(const std::string& dir, const VerifiedSpee
       });
   if (!streamed) return streamed.error();
   corpus::RecordReader reader(*streamed);
-  auto summaries = aggregator.finish(rule, [&](const corpus::RecordPlace& p) { return reader.verdict_at(p); });
+  auto summaries = aggregator.finish(
+      rule, [&](const corpus::RecordPlace& p) { return reader.verdict_at(p); },
+      [&](const corpus::RecordPlace& p) { return reader.at(p); });
   if (!summaries) return summaries.error();
   FolderReport out{std::move(*summaries), std::move(*streamed)};
   out.imports.records = std::move(imported);
@@ -358,6 +390,14 @@ nlohmann::json ConfigSummary::to_json() const {
     searches_json.push_back({{"problem", search.problem}, {"improvements", steps}, {"total", step_json(search.total)}});
   }
   j["searches"] = searches_json;
+  nlohmann::json bests = nlohmann::json::array();
+  for (const auto& b : best_per_problem)
+    bests.push_back({{"problem", b.problem},
+                     {"sample", b.sample},
+                     {"turn", b.turn},
+                     {"speedup", opt_json(b.speedup)},
+                     {"lineage", b.lineage ? b.lineage->to_json() : nlohmann::json(nullptr)}});
+  j["best_per_problem"] = bests;
   return j;
 }
 

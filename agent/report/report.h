@@ -11,6 +11,7 @@
 #include "agent/claims/reverify_rule.h"
 #include "agent/report/budget_curves.h"
 #include "core/result.h"
+#include "corpus/lineage.h"
 #include "corpus/reader.h"
 
 namespace kf::agent {
@@ -46,6 +47,15 @@ struct UnitOutcome {
   std::optional<double> peak_fraction;
   std::string bound_by;
   std::map<std::string, double> baseline_peak_fraction;
+};
+
+// A problem's best kernel in a configuration (over every sample) and where it came from.
+struct ProblemBest {
+  std::string problem;
+  int sample = 0;
+  int turn = 0;
+  std::optional<double> speedup;           // absent: correct but untimed
+  std::optional<corpus::Lineage> lineage;  // absent: refine (its parent is the previous turn)
 };
 
 // Percentages are over units: (problem, sample) pairs that got at least one model reply. With one
@@ -88,6 +98,7 @@ struct ConfigSummary {
   // without one are `refine`) and the course of the search on each problem, by problem.
   std::string strategy = "refine";
   std::vector<SearchCourse> searches;
+  std::vector<ProblemBest> best_per_problem;  // problems with a correct kernel, by problem
   std::vector<int> correct_by_turn;   // [t-1]: units with a correct kernel at turn t or earlier
 
   double pct(int n) const { return units == 0 ? 0.0 : 100.0 * n / units; }
@@ -113,8 +124,11 @@ class ReportAggregator {
   using Fetch = std::function<Result<corpus::Record>(const corpus::RecordPlace&)>;
   // The summaries, sorted by configuration name. `rule` decides which speedups are verified
   // (VerifiedSpeedupRule::for_folder(dir) applies the folder's reverify results). An error when a best
-  // kernel cannot be read back.
-  Result<std::vector<ConfigSummary>> finish(const VerifiedSpeedupRule& rule, const Fetch& fetch) const;
+  // kernel cannot be read back. `whole` reads a record whole (its lineage), for a few records only: each
+  // configuration's first evaluation (its strategy) and each problem's best kernel; without it no lineage is
+  // read (every configuration reads as `refine`).
+  Result<std::vector<ConfigSummary>> finish(const VerifiedSpeedupRule& rule, const Fetch& fetch,
+                                            const Fetch& whole = nullptr) const;
 
  private:
   struct Unit {
@@ -132,6 +146,7 @@ class ReportAggregator {
     ConfigSummary summary;                                 // the running totals (names, tokens, cost, failures)
     std::map<std::pair<std::string, int>, Unit> units;     // (problem, sample) -> unit
     std::map<std::string, SearchCourse> searches;          // problem -> its search's course
+    std::optional<corpus::RecordPlace> first_evaluation;  // its lineage names the configuration's strategy
   };
   std::map<std::string, Config> configs_;
 };
@@ -177,6 +192,9 @@ std::vector<std::string> report_notes(const std::vector<ConfigSummary>& summarie
 std::vector<ReportTable> equal_budget_tables(const std::vector<ConfigSummary>& summaries);
 // The same figures as JSON: {axis: {"levels": [...], "configurations": {column name: [AtBudget...]}}}.
 nlohmann::json equal_budget_json(const std::vector<ConfigSummary>& summaries);
+// Where each problem's best kernel came from (strategy, round, island, parents, inspirations); nullopt when no
+// configuration has a correct kernel.
+std::optional<ReportTable> lineage_table(const std::vector<ConfigSummary>& summaries);
 
 // `kforge report DIR`: one corpus. `kforge compare DIR...`: the configurations of several corpora side
 // by side (the "run" column tells them apart; title "kforge compare"). The html format is report_html.h's;

@@ -229,7 +229,50 @@ std::vector<ReportTable> report_tables(const std::vector<ConfigSummary>& ss) {
   }
   std::vector<ReportTable> out = {figures, cats};
   for (auto& t : equal_budget_tables(ss)) out.push_back(std::move(t));
+  if (auto t = lineage_table(ss)) out.push_back(std::move(*t));
   return out;
+}
+
+namespace {
+
+// "s0 t3, s1 t2": records of the same configuration and problem.
+std::string record_ids(const std::vector<corpus::RecordId>& ids) {
+  std::string out;
+  for (const auto& id : ids)
+    out += (out.empty() ? "" : ", ") + std::string("s") + std::to_string(id.sample) + " t" + std::to_string(id.turn);
+  return out;
+}
+
+}  // namespace
+
+std::optional<ReportTable> lineage_table(const std::vector<ConfigSummary>& ss) {
+  ReportTable t;
+  t.heading = "Lineage of each problem's best kernel (sample s, turn t; parents: the kernels its prompt asked to "
+              "improve)";
+  t.header = {"configuration", "problem", "best speedup", "kernel", "strategy", "round", "island", "parents",
+              "inspirations"};
+  for (const auto& s : ss)
+    for (const auto& b : s.best_per_problem) {
+      std::vector<std::string> row = {column_name(s), b.problem, fmt_opt(b.speedup, 3, "x"),
+                                      "s" + std::to_string(b.sample) + " t" + std::to_string(b.turn)};
+      if (b.lineage) {
+        const auto& l = *b.lineage;
+        row.push_back(l.strategy);
+        row.push_back(std::to_string(l.round));
+        row.push_back(l.island ? std::to_string(*l.island) : "-");
+        row.push_back(l.parents.empty() ? "- (first turn)" : record_ids(l.parents));
+        row.push_back(l.inspirations.empty() ? "-" : record_ids(l.inspirations));
+      } else {
+        // refine: one conversation, each turn refines the one before it.
+        row.insert(row.end(), {"refine", "-", "-",
+                               b.turn > 1 ? "s" + std::to_string(b.sample) + " t" + std::to_string(b.turn - 1)
+                                          : "- (first turn)",
+                               "-"});
+      }
+      t.rows.push_back(std::move(row));
+    }
+  if (t.rows.empty()) return std::nullopt;
+  return t;
 }
 
 namespace {

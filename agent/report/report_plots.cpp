@@ -482,6 +482,8 @@ Plot best_so_far(const std::vector<ConfigSummary>& ss, BudgetAxis axis) {
                                                 : "nothing was spent yet");
   const double largest = levels.back();
   b.set(kCommon);
+  // The key as a column under the x label: in a row (kCommon's) it ran into the label.
+  b.set("set key below left vertical");
   b.set(std::string("set xlabel '") + per + "'\nset ylabel 'geomean best speedup (x)'");
   b.set("set xrange [0:" + num(largest) + "]");
   if (axis == BudgetAxis::evaluations && largest <= 30) b.set("set xtics 1");

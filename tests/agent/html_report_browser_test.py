@@ -28,6 +28,10 @@ EXPECTED = {
     "cost_per_correct": ["alpha", "beta"],
     "tokens_per_correct": ["alpha", "beta"],
     "verdicts": ["correct", "incorrect", "compile_error", "no_code", "provider failure"],
+    # Records without lineage are the refine strategy's.
+    "best_so_far_evaluations": ["alpha (refine)", "beta (refine)"],
+    "best_so_far_tokens": ["alpha (refine)", "beta (refine)"],
+    "best_so_far_dollars": ["alpha (refine)", "beta (refine)"],
 }
 
 # Runs in the page before --dump-dom: what the browser laid out for every figure, as JSON in a <pre>.
@@ -152,7 +156,9 @@ def main():
     fixtures = os.path.join(source, "tests", "agent", "fixtures")
     report = os.path.join(out_dir, "report.html")
     compare = os.path.join(out_dir, "compare.html")
+    strategies = os.path.join(out_dir, "strategies.html")
     page = kforge_html(kforge, ["report", os.path.join(fixtures, "verified_corpus")], report)
+    strategies_page = kforge_html(kforge, ["report", os.path.join(fixtures, "strategies_corpus")], strategies)
     compare_page = kforge_html(kforge, ["compare", os.path.join(fixtures, "verified_corpus"),
                                         os.path.join(fixtures, "report_corpus")], compare)
 
@@ -170,8 +176,16 @@ def main():
             side_by_side = {fid: ["verified_corpus: alpha", "report_corpus: alpha", "report_corpus: beta"]
                             for fid in ("fast_p", "correct_by_turn", "tokens_per_correct")}
             problems += check_figures(compare_figures, side_by_side, "compare")
+        # Three strategies at equal budget (fixtures/strategies_corpus/README.md): one curve per strategy.
+        strategy_figures, _ = probe(browser, profile, strategies_page, out_dir, "strategies")
+        if strategy_figures is None:
+            problems.append("strategies: Chromium rendered the report but not the strategies page")
+        else:
+            curves = {fid: ["beam (beam)", "evolve (evolve)", "refine (refine)"]
+                      for fid in ("best_so_far_evaluations", "best_so_far_tokens", "best_so_far_dollars")}
+            problems += check_figures(strategy_figures, curves, "strategies")
 
-        for name, f in (("report", report), ("compare", compare)):
+        for name, f in (("report", report), ("compare", compare), ("strategies", strategies)):
             png = os.path.join(out_dir, name + ".png")
             if os.path.exists(png):
                 os.remove(png)

@@ -106,7 +106,7 @@ TEST_F(EqualBudget, LevelsAreCommonToEveryConfiguration) {
 
 TEST_F(EqualBudget, TablesAreAddedAfterTheExistingOnes) {
   auto tables = report_tables(summaries);
-  ASSERT_EQ(tables.size(), 5u);  // figures, per category, then evaluations, tokens, dollars
+  ASSERT_EQ(tables.size(), 6u);  // figures, per category, then evaluations, tokens, dollars, lineage
   const auto& t = tables[2];
   EXPECT_NE(t.heading.find("evaluations per problem"), std::string::npos);
   EXPECT_EQ(t.header, (std::vector<std::string>{"configuration", "strategy", "<= 1", "<= 2", "<= 3"}));
@@ -123,6 +123,65 @@ TEST_F(EqualBudget, TablesAreAddedAfterTheExistingOnes) {
   EXPECT_EQ(j["equal_budget"]["evaluations"]["configurations"]["alpha"]["at"][2]["faster"], 3);
   EXPECT_EQ(j["configurations"][0]["strategy"], "refine");
   EXPECT_EQ(j["configurations"][0]["searches"].size(), 4u);
+}
+
+TEST_F(EqualBudget, RefineLineageIsThePreviousTurn) {
+  auto t = lineage_table(summaries);
+  ASSERT_TRUE(t);
+  // alpha: matmul t3 (1.6x), ReLU t1, LayerNorm t2; beta: ReLU s0 t2 (0.9x beats 0.8x), matmul untimed.
+  ASSERT_EQ(t->rows.size(), 5u);
+  EXPECT_EQ(t->rows[0], (std::vector<std::string>{"alpha", "19_ReLU", "2.500x", "s0 t1", "refine", "-", "-",
+                                                  "- (first turn)", "-"}));
+  EXPECT_EQ(t->rows[1][1], "1_Square_matrix_multiplication_");
+  EXPECT_EQ(t->rows[1][7], "s0 t2");
+  EXPECT_EQ(t->rows[4][1], "1_Square_matrix_multiplication_");
+  EXPECT_EQ(t->rows[4][2], "-");  // correct, untimed
+}
+
+// Three strategies on two problems (fixtures/strategies_corpus/README.md derives every figure).
+class Strategies : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto folder = summarize_folder(KFORGE_TEST_SOURCE_DIR "/tests/agent/fixtures/strategies_corpus", {});
+    ASSERT_TRUE(folder.ok()) << folder.error().message;
+    summaries = std::move(folder->summaries);
+    ASSERT_EQ(summaries.size(), 3u);  // beam, evolve, refine (by name)
+  }
+  std::vector<ConfigSummary> summaries;
+};
+
+TEST_F(Strategies, EachConfigurationNamesItsStrategyAndComparesAtTheSameBudgets) {
+  EXPECT_EQ(summaries[0].strategy, "beam");
+  EXPECT_EQ(summaries[1].strategy, "evolve");
+  EXPECT_EQ(summaries[2].strategy, "refine");
+  auto tables = equal_budget_tables(summaries);
+  ASSERT_EQ(tables.size(), 3u);
+  const auto& e = tables[0];
+  EXPECT_EQ(e.header, (std::vector<std::string>{"configuration", "strategy", "<= 1", "<= 2", "<= 4", "<= 6"}));
+  EXPECT_EQ(e.rows[0], (std::vector<std::string>{"beam", "beam", "1.149x (2/2 faster)", "1.149x (2/2 faster)",
+                                                 "1.715x (2/2 faster)", "2.223x (2/2 faster)"}));
+  EXPECT_EQ(e.rows[1][3], "1.249x (2/2 faster)");
+  EXPECT_EQ(e.rows[1][5], "2.408x (2/2 faster)");
+  EXPECT_EQ(e.rows[2][2], "1.000x (0/2 faster)");
+  EXPECT_EQ(e.rows[2][5], "1.396x (2/2 faster)");
+  // Tokens: evolve's searches are the largest (900 x 2 + 1,200 x 4 = 6,600).
+  EXPECT_EQ(tables[1].header.back(), "<= 6600 tokens");
+}
+
+TEST_F(Strategies, LineageOfEachProblemsBestKernel) {
+  auto t = lineage_table(summaries);
+  ASSERT_TRUE(t);
+  ASSERT_EQ(t->rows.size(), 6u);
+  EXPECT_EQ(t->rows[0], (std::vector<std::string>{"beam", "19_relu", "1.900x", "s0 t3", "beam", "3", "-", "s0 t2",
+                                                  "-"}));
+  EXPECT_EQ(t->rows[2], (std::vector<std::string>{"evolve", "19_relu", "2.000x", "s0 t3", "evolve", "3", "0",
+                                                  "s0 t2", "s1 t2"}));
+  EXPECT_EQ(t->rows[3][8], "-");  // evolve 1_matmul: no inspiration
+  EXPECT_EQ(t->rows[5], (std::vector<std::string>{"refine", "1_matmul", "1.500x", "s0 t4", "refine", "-", "-",
+                                                  "s0 t3", "-"}));
+  const auto j = summaries[1].to_json();
+  EXPECT_EQ(j["best_per_problem"][0]["lineage"]["island"], 0);
+  EXPECT_EQ(j["strategy"], "evolve");
 }
 
 TEST_F(EqualBudget, BestSoFarCurvesStepWhereASearchImproves) {

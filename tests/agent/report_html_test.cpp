@@ -42,7 +42,8 @@ TEST(ReportPlots, EveryFigureWithItsSeries) {
   for (const auto& p : plots) ids.push_back(p.id);
   EXPECT_EQ(ids, (std::vector<std::string>{"headline", "fast_p", "speedups_by_config", "speedups_by_category",
                                            "peak_fraction", "correct_by_turn", "cost_per_correct",
-                                           "tokens_per_correct", "verdicts"}));
+                                           "tokens_per_correct", "verdicts", "best_so_far_evaluations",
+                                           "best_so_far_tokens", "best_so_far_dollars"}));
   for (const auto& p : plots) {
     // The fixture corpus predates the yardsticks: its verdicts hold no fraction of peak.
     if (p.id == "peak_fraction") {
