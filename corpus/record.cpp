@@ -224,6 +224,7 @@ json Record::to_json() const {
             {"turn", turn}};
   if (!shard.empty()) j["shard"] = shard;
   if (!candidate_format.empty()) j["candidate_format"] = candidate_format;
+  if (lineage) j["lineage"] = lineage->to_json();
   if (kind == Kind::unit_done) {
     j["reason"] = reason;
     j["turns_used"] = turns_used;
@@ -295,6 +296,11 @@ Result<Record> Record::from_json(const json& j) {
     r.problem = {p.str("name", true), p.str("file_hash"), p.str("category"), p.str("path")};
     r.sample = static_cast<int>(f.integer("sample"));
     r.turn = static_cast<int>(f.integer("turn"));
+    if (f.has("lineage")) {
+      auto lineage = Lineage::from_json(j["lineage"]);
+      if (!lineage.ok()) return lineage.error();
+      r.lineage = std::move(*lineage);
+    }
     Fields u = f.object("usage");
     r.usage = {u.integer("input_tokens"), u.integer("cached_input_tokens"), u.integer("output_tokens"),
                u.integer("reasoning_tokens"), u.str("reasoning_tokens_source")};

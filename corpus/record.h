@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/result.h"
+#include "corpus/lineage.h"
 #include "verdict/verdict.h"
 
 namespace kf::corpus {
@@ -172,6 +173,7 @@ struct Record {
   ProblemRef problem;
   int sample = 0;
   int turn = 0;
+  std::optional<Lineage> lineage;  // searched candidates (corpus/lineage.h); absent for `refine` and old records
 
   // evaluation, provider_failure, harness_failure
   TokenUsage usage;

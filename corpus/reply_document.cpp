@@ -60,3 +60,43 @@ std::optional<ReplyDocument> ReplyDocument::parse(const std::string& text) {
 }
 
 }  // namespace kf::corpus
+
+namespace kf::corpus {
+
+TokenUsage token_usage(const providers::Usage& u) {
+  return {u.input_tokens, u.cached_input_tokens, u.output_tokens, u.reasoning_tokens, to_string(u.reasoning_source)};
+}
+
+ReplyDocument ReplyDocument::from_reply(const providers::Reply& r, std::string sent_at,
+                                        std::optional<double> queue_wait_s) {
+  return {r.answer,     r.reasoning, r.finish_reason,       r.model, token_usage(r.usage), r.cost_usd,
+          r.attempts,   r.latency_s, std::move(sent_at), queue_wait_s};
+}
+
+providers::Reply ReplyDocument::to_reply() const {
+  using Source = providers::Usage::ReasoningSource;
+  providers::Reply r;
+  r.answer = answer;
+  r.reasoning = reasoning;
+  r.finish_reason = finish_reason;
+  r.model = model;
+  r.cost_usd = cost_usd;
+  r.attempts = attempts;
+  r.latency_s = latency_s;
+  r.usage.input_tokens = usage.input_tokens;
+  r.usage.cached_input_tokens = usage.cached_input_tokens;
+  r.usage.output_tokens = usage.output_tokens;
+  r.usage.reasoning_tokens = usage.reasoning_tokens;
+  const std::string& source = usage.reasoning_tokens_source;
+  r.usage.reasoning_source = source == "reported"    ? Source::reported
+                             : source == "estimated" ? Source::estimated
+                                                     : Source::none;
+  return r;
+}
+
+ReplyRef ReplyDocument::ref(const std::string& path) const {
+  return {path,      finish_reason, model, attempts, latency_s, static_cast<int64_t>(answer.size()),
+          static_cast<int64_t>(reasoning.size())};
+}
+
+}  // namespace kf::corpus

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "corpus/record.h"
+#include "providers/provider.h"
 
 namespace kf::corpus {
 
@@ -28,9 +29,19 @@ struct ReplyDocument {
   static constexpr const char* kFolder = "replies";
   static std::string relative_path(const std::string& stem) { return std::string(kFolder) + "/" + stem + ".json"; }
 
+  // A provider's reply as the corpus keeps it, and back (a saved reply judged on resume).
+  static ReplyDocument from_reply(const providers::Reply& reply, std::string sent_at,
+                                  std::optional<double> queue_wait_s);
+  providers::Reply to_reply() const;
+  // What the record that names it (at `path`, relative to the run folder) keeps of it.
+  ReplyRef ref(const std::string& path) const;
+
   nlohmann::json to_json() const;
   // nullopt when the text is not a reply: not JSON, not an object, or no string "answer" (a damaged file).
   static std::optional<ReplyDocument> parse(const std::string& text);
 };
+
+// A provider's token counts as the corpus keeps them.
+TokenUsage token_usage(const providers::Usage& usage);
 
 }  // namespace kf::corpus

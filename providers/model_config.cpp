@@ -39,7 +39,7 @@ using Store = std::function<void(ModelConfig&, const json&)>;
 // Validation (unknown fields, types, ranges, required fields) and loading both walk this table, so a
 // field is named once. Rules that relate several fields are in Checker::cross_checks.
 struct Field {
-  const char* section;  // "" = top level
+  const char* section;  // "" = top level; "loop.beam" = the object beam inside loop
   const char* key;
   Type type;
   Range range;
@@ -58,6 +58,12 @@ Store into(T ModelConfig::*member) {
 template <class S, class T>
 Store into(S ModelConfig::*section, T S::*member) {
   return [section, member](ModelConfig& c, const json& v) { (c.*section).*member = v.get<typename Stored<T>::type>(); };
+}
+
+// A field of a part of the loop section (loop.beam.width).
+template <class S, class T>
+Store loop_into(S LoopSettings::*part, T S::*member) {
+  return [part, member](ModelConfig& c, const json& v) { (c.loop.*part).*member = v.get<typename Stored<T>::type>(); };
 }
 
 const Range kPositive{0, true, std::nullopt};
@@ -114,6 +120,31 @@ const std::vector<Field>& fields() {
       {"loop", "keep_last_attempts", Type::integer, kNonNegative, false, into(&C::loop, &Lp::keep_last_attempts)},
       {"loop", "stop_at_peak_fraction", Type::number, {0, true, 1}, false,
        into(&C::loop, &Lp::stop_at_peak_fraction)},
+      {"loop", "strategy", Type::string, {}, false, into(&C::loop, &Lp::strategy), &loop_strategy_names()},
+      {"loop", "rounds", Type::integer, kAtLeastOne, false, into(&C::loop, &Lp::rounds)},
+      {"loop", "seed", Type::integer, kNonNegative, false, into(&C::loop, &Lp::seed)},
+      {"loop.best_of_n", "n", Type::integer, kAtLeastOne, false, loop_into(&Lp::best_of_n, &Lp::BestOfN::n)},
+      {"loop.beam", "width", Type::integer, kAtLeastOne, false, loop_into(&Lp::beam, &Lp::Beam::width)},
+      {"loop.beam", "children", Type::integer, kAtLeastOne, false, loop_into(&Lp::beam, &Lp::Beam::children)},
+      {"loop.evolve", "islands", Type::integer, kAtLeastOne, false, loop_into(&Lp::evolve, &Lp::Evolve::islands)},
+      {"loop.evolve", "population", Type::integer, kAtLeastOne, false,
+       loop_into(&Lp::evolve, &Lp::Evolve::population)},
+      {"loop.evolve", "children", Type::integer, kAtLeastOne, false, loop_into(&Lp::evolve, &Lp::Evolve::children)},
+      {"loop.evolve", "tournament", Type::integer, kAtLeastOne, false,
+       loop_into(&Lp::evolve, &Lp::Evolve::tournament)},
+      {"loop.evolve", "diversity", Type::number, kNonNegative, false, loop_into(&Lp::evolve, &Lp::Evolve::diversity)},
+      {"loop.evolve", "inspirations", Type::integer, {0, false, 2}, false,
+       loop_into(&Lp::evolve, &Lp::Evolve::inspirations)},
+      {"loop.evolve", "migrate_every", Type::integer, kNonNegative, false,
+       loop_into(&Lp::evolve, &Lp::Evolve::migrate_every)},
+      {"loop.stop", "plateau_evaluations", Type::integer, kAtLeastOne, false,
+       into(&C::loop, &Lp::plateau_evaluations)},
+      {"loop.budget", "evaluations", Type::integer, kAtLeastOne, false,
+       loop_into(&Lp::budget, &Lp::Budget::evaluations)},
+      {"loop.budget", "tokens", Type::integer, kAtLeastOne, false, loop_into(&Lp::budget, &Lp::Budget::tokens)},
+      {"loop.budget", "usd", Type::number, kPositive, false, loop_into(&Lp::budget, &Lp::Budget::usd)},
+      {"loop.budget", "gpu_seconds", Type::number, kPositive, false,
+       loop_into(&Lp::budget, &Lp::Budget::gpu_seconds)},
       {"evaluation", "allow_reduced_precision", Type::boolean, {}, false, into(&C::allow_reduced_precision)},
       {"evaluation", "baseline", Type::string, {}, false, into(&C::baseline), &kBaselines},
       {"", "candidate_format", Type::string, {}, false,
@@ -127,14 +158,24 @@ const std::vector<Field>& fields() {
 
 std::string join(const std::string& prefix, const std::string& key) { return prefix.empty() ? key : prefix + "." + key; }
 
+// The object at a dotted section path ("" = doc itself); nullptr when absent or not an object on the way.
+const json* find_section(const json& doc, const std::string& section) {
+  const json* obj = &doc;
+  size_t from = 0;
+  while (!section.empty() && from <= section.size()) {
+    const size_t dot = std::min(section.find('.', from), section.size());
+    auto s = obj->find(section.substr(from, dot - from));
+    if (s == obj->end() || !s->is_object()) return nullptr;
+    obj = &*s;
+    from = dot + 1;
+  }
+  return obj;
+}
+
 // The value of `section.key` in `doc`; nullptr when absent, null, or its section is not an object.
 const json* find_value(const json& doc, const std::string& section, const std::string& key) {
-  const json* obj = &doc;
-  if (!section.empty()) {
-    auto s = doc.find(section);
-    if (s == doc.end() || !s->is_object()) return nullptr;
-    obj = &*s;
-  }
+  const json* obj = find_section(doc, section);
+  if (!obj) return nullptr;
   auto it = obj->find(key);
   if (it == obj->end() || it->is_null()) return nullptr;
   return &*it;
@@ -167,13 +208,21 @@ class Checker {
     std::map<std::string, std::set<std::string>> known;  // section ("" = top level) -> keys
     for (const Field& f : fields()) {
       known[f.section].insert(f.key);
-      if (f.section[0] != '\0') known[""].insert(f.section);
+      // Each part of a dotted section is a key of the one above it (loop.beam: beam in loop, loop at the top).
+      for (std::string s = f.section; !s.empty();) {
+        const auto dot = s.rfind('.');
+        known[dot == std::string::npos ? "" : s.substr(0, dot)].insert(dot == std::string::npos ? s : s.substr(dot + 1));
+        s = dot == std::string::npos ? "" : s.substr(0, dot);
+      }
     }
     for (const auto& [section, keys] : known) {
       const json* obj = &doc_;
       if (!section.empty()) {
-        auto it = doc_.find(section);
-        if (it == doc_.end()) continue;
+        const auto dot = section.rfind('.');
+        const json* parent = find_section(doc_, dot == std::string::npos ? "" : section.substr(0, dot));
+        if (!parent) continue;
+        auto it = parent->find(dot == std::string::npos ? section : section.substr(dot + 1));
+        if (it == parent->end()) continue;
         if (!it->is_object()) {
           problem(section, "must be an object");
           continue;

@@ -68,6 +68,8 @@ struct Prices {
   double cached_input = 0;
 };
 
+// The search of each (problem, sample): its strategy and parameters, its stop rules and per-unit budgets
+// (docs/campaigns.md, "Search strategies"; agent/search/ runs them).
 struct LoopSettings {
   int turns = 5;
   int samples = 1;
@@ -75,7 +77,35 @@ struct LoopSettings {
   int keep_last_attempts = 0;  // 0 = keep the whole conversation
   // End a sample once a correct kernel reaches this fraction of the roofline (0-1]; unset: never.
   std::optional<double> stop_at_peak_fraction;
+
+  std::string strategy = "refine";  // refine | best_of_n | beam | evolve
+  std::optional<int> rounds;        // rounds of a search strategy; unset: `turns`
+  int64_t seed = 0;                 // evolve's parent draws
+  struct BestOfN {
+    int n = 4;  // independent first turns in round 1
+  } best_of_n;
+  struct Beam {
+    int width = 3;     // the k best correct kernels kept
+    int children = 1;  // asks per kept kernel and round
+  } beam;
+  struct Evolve {
+    int islands = 2;
+    int population = 4;       // the best correct kernels an island keeps
+    int children = 2;         // asks per island and round
+    int tournament = 3;       // members drawn per parent choice
+    double diversity = 0.25;  // weight of a member's novelty against its speedup in the tournament
+    int inspirations = 2;     // other strong kernels shown beside the parent (0-2)
+    int migrate_every = 3;    // rounds between migrations of each island's best to the next (0: never)
+  } evolve;
+  std::optional<int> plateau_evaluations;  // loop.stop.plateau_evaluations
+  struct Budget {                           // loop.budget.*: per (problem, sample)
+    std::optional<int> evaluations;
+    std::optional<int64_t> tokens;
+    std::optional<double> usd;
+    std::optional<double> gpu_seconds;
+  } budget;
 };
+const std::vector<std::string>& loop_strategy_names();
 
 struct ModelConfig {
   std::string name;            // configuration name, used in reports

@@ -39,6 +39,11 @@ std::optional<CandidateFormat> candidate_format_from_string(const std::string& t
   return std::nullopt;
 }
 
+const std::vector<std::string>& loop_strategy_names() {
+  static const std::vector<std::string> names = {"refine", "best_of_n", "beam", "evolve"};
+  return names;
+}
+
 const std::vector<std::string>& candidate_format_names() {
   static const std::vector<std::string> names = {to_string(CandidateFormat::kf_forward),
                                                  to_string(CandidateFormat::kernelbench_cuda),

@@ -71,6 +71,9 @@ struct Job::Impl {
   Status prepare();
   void launch(std::promise<Status>& started);
   void supervise();
+  bool reap_if_exited();
+  void enforce_limits(double elapsed);
+  void pump_io(Capture& cap_out, Capture& cap_err, size_t& stdin_off, std::vector<char>& buf, int timeout_ms);
   void kill_tree() {
     std::lock_guard lock(pidfd_mutex);
     cgroup.kill_all();

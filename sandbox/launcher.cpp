@@ -85,6 +85,63 @@ void Job::Impl::launch(std::promise<Status>& started) {
   supervise();
 }
 
+// Reaps the child when it has ended: closes its pidfd and kills descendants that outlived it.
+bool Job::Impl::reap_if_exited() {
+  if (::wait4(child, &child_status, WNOHANG, &usage) != child) return false;
+  {
+    std::lock_guard lock(pidfd_mutex);
+    if (pidfd >= 0) ::close(pidfd);
+    pidfd = -1;
+  }
+  if (!plan.pid_ns) kill_tree();  // descendants that outlived the job
+  return true;
+}
+
+// The wall and CPU limits, and a kill asked for by Job::kill().
+void Job::Impl::enforce_limits(double elapsed) {
+  if (timed_out) return;
+  bool over = elapsed > spec.limits.wall_s;
+  if (!over) {
+    if (auto cpu_used = cgroup.cpu_seconds(); cpu_used && *cpu_used > spec.limits.cpu_s) {
+      over = true;
+      out.cpu_limit_hit = true;
+    }
+  }
+  if (over) {
+    timed_out = true;
+    kill_tree();
+  } else if (kill_requested) {
+    kill_tree();
+  }
+}
+
+// One poll over the job's pipes: feeds stdin, drains stdout and stderr into their captures, reads the status pipe.
+void Job::Impl::pump_io(Capture& cap_out, Capture& cap_err, size_t& stdin_off, std::vector<char>& buf,
+                        int timeout_ms) {
+  std::vector<pollfd> fds;
+  if (in_p.w >= 0) fds.push_back({in_p.w, POLLOUT, 0});
+  for (int fd : {cap_out.fd, cap_err.fd, status_p.r})
+    if (fd >= 0) fds.push_back({fd, POLLIN, 0});
+  if (pidfd >= 0) fds.push_back({pidfd, POLLIN, 0});
+  ::poll(fds.data(), fds.size(), timeout_ms);
+  for (const auto& p : fds) {
+    if (!(p.revents & (POLLIN | POLLOUT | POLLHUP | POLLERR))) continue;
+    if (p.fd == in_p.w) {
+      const ssize_t n = ::write(in_p.w, spec.stdin_data.data() + stdin_off, spec.stdin_data.size() - stdin_off);
+      if (n > 0) stdin_off += static_cast<size_t>(n);
+      if ((n < 0 && errno != EAGAIN && errno != EINTR) || stdin_off >= spec.stdin_data.size()) in_p.close_w();
+    } else if (p.fd == cap_out.fd) {
+      cap_out.drain(buf.data(), buf.size());
+    } else if (p.fd == cap_err.fd) {
+      cap_err.drain(buf.data(), buf.size());
+    } else if (p.fd == status_p.r) {
+      const ssize_t n = ::read(status_p.r, buf.data(), 256);
+      if (n > 0) status_bytes.append(buf.data(), static_cast<size_t>(n));
+      else if (n == 0 || (errno != EAGAIN && errno != EINTR)) status_p.close_r();
+    }
+  }
+}
+
 void Job::Impl::supervise() {
   const auto& L = spec.limits;
   for (int fd : {in_p.w, out_p.r, err_p.r, status_p.r})
@@ -98,61 +155,17 @@ void Job::Impl::supervise() {
   std::vector<char> buf(1 << 16);
   Clock::time_point drain_deadline{};
   for (;;) {
-    if (!child_done) {
-      const pid_t w = ::wait4(child, &child_status, WNOHANG, &usage);
-      if (w == child) {
-        child_done = true;
-        {
-          std::lock_guard lock(pidfd_mutex);
-          if (pidfd >= 0) ::close(pidfd);
-          pidfd = -1;
-        }
-        if (!plan.pid_ns) kill_tree();  // descendants that outlived the job
-        drain_deadline = Clock::now() + std::chrono::seconds(2);
-      }
+    if (!child_done && reap_if_exited()) {
+      child_done = true;
+      drain_deadline = Clock::now() + std::chrono::seconds(2);
     }
     if (child_done && cap_out.fd < 0 && cap_err.fd < 0 && status_p.r < 0) break;
     if (child_done && Clock::now() > drain_deadline) break;  // a descendant we could not kill holds a pipe
     const double elapsed = seconds_since(t0);
-    if (!child_done && !timed_out) {
-      bool over = elapsed > L.wall_s;
-      if (!over) {
-        if (auto cpu_used = cgroup.cpu_seconds(); cpu_used && *cpu_used > L.cpu_s) {
-          over = true;
-          out.cpu_limit_hit = true;
-        }
-      }
-      if (over) {
-        timed_out = true;
-        kill_tree();
-      } else if (kill_requested) {
-        kill_tree();
-      }
-    }
-    std::vector<pollfd> fds;
-    if (in_p.w >= 0) fds.push_back({in_p.w, POLLOUT, 0});
-    for (int fd : {cap_out.fd, cap_err.fd, status_p.r})
-      if (fd >= 0) fds.push_back({fd, POLLIN, 0});
-    if (pidfd >= 0) fds.push_back({pidfd, POLLIN, 0});
+    if (!child_done) enforce_limits(elapsed);
     int timeout_ms = 100;
     if (!child_done) timeout_ms = std::clamp(static_cast<int>(std::min((L.wall_s - elapsed) * 1000, 100.0)) + 1, 1, 100);
-    ::poll(fds.data(), fds.size(), timeout_ms);
-    for (const auto& p : fds) {
-      if (!(p.revents & (POLLIN | POLLOUT | POLLHUP | POLLERR))) continue;
-      if (p.fd == in_p.w) {
-        const ssize_t n = ::write(in_p.w, spec.stdin_data.data() + stdin_off, spec.stdin_data.size() - stdin_off);
-        if (n > 0) stdin_off += static_cast<size_t>(n);
-        if ((n < 0 && errno != EAGAIN && errno != EINTR) || stdin_off >= spec.stdin_data.size()) in_p.close_w();
-      } else if (p.fd == cap_out.fd) {
-        cap_out.drain(buf.data(), buf.size());
-      } else if (p.fd == cap_err.fd) {
-        cap_err.drain(buf.data(), buf.size());
-      } else if (p.fd == status_p.r) {
-        const ssize_t n = ::read(status_p.r, buf.data(), 256);
-        if (n > 0) status_bytes.append(buf.data(), static_cast<size_t>(n));
-        else if (n == 0 || (errno != EAGAIN && errno != EINTR)) status_p.close_r();
-      }
-    }
+    pump_io(cap_out, cap_err, stdin_off, buf, timeout_ms);
   }
   if (!child_done) {  // defensive: the loop only ends after the child was reaped
     kill_tree();

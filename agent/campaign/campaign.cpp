@@ -47,6 +47,12 @@ struct ConfigEntry {
   std::string system_prompt;
 };
 
+// Whether the loop section sets a stop rule or budget of the search (beyond refine's own keys).
+bool search_limits_set(const providers::LoopSettings& loop) {
+  return loop.plateau_evaluations || loop.budget.evaluations || loop.budget.tokens || loop.budget.usd ||
+         loop.budget.gpu_seconds;
+}
+
 // What the manifest records of this invocation's inputs (manifest.h compares them on resume).
 nlohmann::json make_manifest_inputs(const std::vector<ConfigEntry>& configs, const std::vector<ProblemInfo>& problems,
                                     const CampaignOptions& o, const std::string& prompts_fingerprint) {
@@ -55,12 +61,17 @@ nlohmann::json make_manifest_inputs(const std::vector<ConfigEntry>& configs, con
     cj[c.config.name] = {{"path", c.config.source_path}, {"sha256", c.file_hash},
                          {"candidate_format", to_string(c.candidate.format)}, {"samples", c.samples},
                          {"prompts_sha256", c.prompt.templates().fingerprint()},
-                         {"turns", c.settings.turns}, {"stop_at_first_correct", c.settings.stop_at_first_correct},
-                         {"keep_last_attempts", c.settings.keep_last_attempts}};
+                         {"turns", c.settings.search.rounds},
+                         {"stop_at_first_correct", c.settings.search.stop.first_correct},
+                         {"keep_last_attempts", c.settings.search.keep_last_attempts}};
   // Recorded only when set, so that folders started before these keys existed resume without a change.
   for (const auto& c : configs) {
-    if (c.settings.stop_at_peak_fraction) cj[c.config.name]["stop_at_peak_fraction"] = *c.settings.stop_at_peak_fraction;
+    if (c.settings.search.stop.peak_fraction)
+      cj[c.config.name]["stop_at_peak_fraction"] = *c.settings.search.stop.peak_fraction;
     if (c.settings.baseline != "eager") cj[c.config.name]["baseline"] = c.settings.baseline;
+    // A search replays its rounds from the corpus on resume: what plans them must not change.
+    if (c.settings.search.strategy != "refine" || search_limits_set(c.config.loop))
+      cj[c.config.name]["search"] = c.config.raw.value("loop", nlohmann::json::object());
   }
   for (const auto& p : problems) pj[p.name] = {{"path", p.path}, {"sha256", p.file_hash}};
   return {{"backend", o.backend}, {"configs", cj}, {"problems", pj}, {"prompts_sha256", prompts_fingerprint}};
@@ -85,13 +96,10 @@ Result<std::vector<ConfigEntry>> load_configs(const CampaignOptions& o, bool cud
                                            candidate->template_layers);
     if (!templates) return make_error("campaign.config", path + ": " + templates.error().message);
     ConfigEntry e{*cfg, *sha256_file(path), nullptr, *candidate, PromptBuilder(*templates, *candidate), {}, 1, ""};
-    e.settings.turns = o.turns.value_or(cfg->loop.turns);
-    e.settings.stop_at_first_correct = cfg->loop.stop_at_first_correct;
-    e.settings.keep_last_attempts = cfg->loop.keep_last_attempts;
-    e.settings.stop_at_peak_fraction = cfg->loop.stop_at_peak_fraction;
+    e.settings.search = search::search_settings(cfg->loop, o.turns.value_or(cfg->loop.turns));
     e.settings.baseline = o.baseline.empty() ? cfg->baseline : o.baseline;
     e.samples = o.samples.value_or(cfg->loop.samples);
-    if (e.settings.turns < 1 || e.samples < 1)
+    if (e.settings.search.rounds < 1 || e.samples < 1)
       return make_error("campaign.config", "turns and samples must be at least 1 (configuration '" + cfg->name + "')");
     fingerprint += e.config.name + ":" + templates->fingerprint() + ";";
     configs.push_back(std::move(e));

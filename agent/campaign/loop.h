@@ -1,6 +1,9 @@
 #pragma once
-// The refinement loop of one (problem, configuration, sample): ask, extract, judge, feed back, up to
-// T turns, recording every evaluation in the corpus. Resumes from the corpus's earlier records.
+// The search of one (problem, configuration, sample): round after round, the configuration's strategy
+// (agent/search/strategy.h) says what to ask; the asks of a round run in parallel, each extracted, judged, fed back
+// and recorded in the corpus with its lineage, until a stop rule (agent/search/stop_rule.h) ends the unit.
+// Resumes from the corpus's earlier records: the rounds are planned again from them, and what was recorded or
+// saved is not asked for again.
 #include <functional>
 #include <memory>
 #include <optional>
@@ -12,6 +15,7 @@
 #include "agent/prompt/candidate_format.h"
 #include "agent/prompt/conversation.h"
 #include "agent/prompt/prompt_builder.h"
+#include "agent/search/settings.h"
 #include "corpus/record.h"
 #include "corpus/writer.h"
 #include "providers/provider.h"
@@ -52,19 +56,12 @@ struct RunContext {
 };
 
 struct UnitSettings {
-  int turns = 5;
-  bool stop_at_first_correct = true;
-  int keep_last_attempts = 0;
-  // End the unit once a correct kernel reaches this fraction of the roofline (0-1]; unset: never.
-  std::optional<double> stop_at_peak_fraction;
+  search::SearchSettings search;   // strategy, rounds (refine: turns), stop rules and per-unit budgets
   std::string baseline = "eager";  // the primary baseline of this configuration's speedups (evaluation.baseline)
 };
 
-// The unit_done reason when loop.stop_at_peak_fraction ended it.
-inline constexpr const char* kPeakFractionReached = "peak_fraction_reached";
-
 enum class UnitOutcome {
-  done,             // finished: a correct kernel (stop at first) or all turns used
+  done,             // finished: a stop rule ended it (unit_done names the rule)
   stopped,          // a stop was requested (budget, Ctrl-C) before the next model call
   provider_failed,  // the model call failed after retries; rerunning retries this turn
   harness_failed,   // kforge could not judge a kernel; rerunning retries this turn
@@ -86,7 +83,8 @@ struct UnitJob {
   // Earlier records of this unit (any kind), in corpus order, for resuming.
   std::vector<corpus::Record> prior_records;
   // Asked before every model call and again when the call holds its concurrency slot, just before it is
-  // sent (providers::CallGate); false stops the unit (budget exhausted, Ctrl-C, SIGTERM).
+  // sent (providers::CallGate); false stops the unit (budget exhausted, Ctrl-C, SIGTERM). Called from the
+  // threads of a round's asks at once.
   std::function<bool()> may_call_model = [] { return true; };
   // Told what each call (a reply or a failure) cost the moment it ends, before its concurrency slot is
   // released and before it is judged: budget caps count it at once, not only once its record is written.
@@ -100,7 +98,7 @@ bool unit_finished(const std::vector<corpus::Record>& prior_records);
 
 // Runs (or resumes) the unit. A reply that arrived in an earlier session but was never recorded (kforge was
 // stopped or killed while judging it) is judged again from its companion file rather than asked for again.
-// Errors are corpus write failures and unreadable prior replies.
+// Errors are corpus write failures, unreadable prior replies and an unknown strategy.
 Result<UnitOutcome> run_unit(const UnitJob& job);
 
 }  // namespace kf::agent

@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <random>
 #include <set>
 #include <sstream>
@@ -88,7 +89,7 @@ std::string joined(const std::vector<std::string>& v) {
 }
 
 class CampaignStop : public ::testing::Test {
- protected:
+ public:  // kill_and_resume_search drives it too
   void SetUp() override {
     python_ = python_with_torch();
     ASSERT_FALSE(python_.empty()) << kNoTorchAdvice;
@@ -112,7 +113,8 @@ class CampaignStop : public ::testing::Test {
     server_ = kf::testing::MockServerProcess::start(script, dir_.string());
     ASSERT_TRUE(server_);
   }
-  std::string write_config(const std::string& name, int samples, int max_concurrent = 1) {
+  std::string write_config(const std::string& name, int samples, int max_concurrent = 1,
+                           const json& loop = json::object()) {
     json c = {{"name", name},
               {"provider", "openai-chat"},
               {"base_url", "http://127.0.0.1:" + std::to_string(server_->port()) + "/v1"},
@@ -125,6 +127,7 @@ class CampaignStop : public ::testing::Test {
               {"rate_limits", {{"requests_per_minute", 0}, {"tokens_per_minute", 0}, {"max_concurrent", max_concurrent}}},
               {"prices", {{"input", 1000.0}, {"cached_input", 1000.0}, {"output", 0.0}, {"reasoning", 0.0}}},
               {"loop", {{"turns", 1}, {"samples", samples}, {"stop_at_first_correct", true}, {"keep_last_attempts", 0}}}};
+    c["loop"].update(loop);
     auto path = dir_ / (name + ".json");
     std::ofstream(path) << c.dump(2);
     return path.string();
@@ -177,7 +180,18 @@ class CampaignStop : public ::testing::Test {
     }
   }
 
+  // Replies saved in the run folder that no record names (their calls were answered before a kill -9).
+  std::set<std::string> unrecorded_replies() {
+    std::set<std::string> out;
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(dir_ / "run" / "replies", ec)) out.insert("replies/" + e.path().filename().string());
+    for (const auto& r : records())
+      if (r.contains("reply") && r["reply"].is_object()) out.erase(r["reply"]["path"].get<std::string>());
+    return out;
+  }
+
   std::string python_;
+  size_t requests_lost_ = 0;  // calls answered by the server whose replies never reached a killed kforge
   fs::path dir_;
   std::unique_ptr<kf::testing::MockServerProcess> server_;
   std::unique_ptr<kf::BackgroundChild> background_;
@@ -240,6 +254,26 @@ TEST_F(CampaignStop, KillAndSigtermAtRandomMomentsLeaveNothingBehind) {
   EXPECT_EQ(keys.size(), evals.size()) << "an evaluation was recorded twice";
 }
 
+// A search (beam, evolve) killed with kill -9 and stopped with SIGTERM at random moments (seeded) and rerun: every
+// planned turn is evaluated exactly once, a reply that was saved is never asked for again, a SIGTERM records every
+// reply that arrived, and the last run replays the recorded rounds exactly (a turn recorded with another lineage
+// than the search plans again fails the run: loop.cpp, check_recorded), so the final population is the one the
+// seeded search plans from what was judged.
+void kill_and_resume_search(CampaignStop& t, const std::string& name, const json& loop, size_t per_problem);
+
+TEST_F(CampaignStop, AKilledBeamSearchResumesWithNoEvaluationLostOrRepeated) {
+  kill_and_resume_search(*this, "beam",
+                         {{"strategy", "beam"}, {"rounds", 3}, {"stop_at_first_correct", false}, {"beam", {{"width", 2}}}},
+                         6);
+}
+
+TEST_F(CampaignStop, AKilledEvolveSearchResumesWithNoEvaluationLostOrRepeated) {
+  kill_and_resume_search(*this, "evolve",
+                         {{"strategy", "evolve"}, {"rounds", 3}, {"seed", 5}, {"stop_at_first_correct", false},
+                          {"evolve", {{"islands", 2}, {"children", 1}, {"migrate_every", 2}}}},
+                         6);
+}
+
 TEST_F(CampaignStop, SigtermRecordsEveryReplyThatArrivedAndExits143) {
   start_server(1.0);
   auto config = write_config("terminated", /*samples=*/3, /*max_concurrent=*/2);
@@ -299,6 +333,35 @@ TEST_F(CampaignStop, BudgetCapWithQueuedCallsIsExceededOnlyByCallsOnTheWire) {
   EXPECT_TRUE(waited) << "the second call waited for the first one's slot";
   // The slot is free only once the other call's reply is in: the later call was sent after the earlier one.
   EXPECT_NE(evals[0]["started_at"], evals[1]["started_at"]);
+}
+
+TEST_F(CampaignStop, BudgetsHoldForRoundsThatAskSeveralCallsAtOnce) {
+  start_server(0.5);
+  // A beam asks three calls per round; one slot, so two wait. With $1.5 the cap is reached when the second
+  // reply arrives: the calls still waiting are never sent, whichever unit's round they belong to.
+  auto capped = write_config("beam-capped", /*samples=*/1, /*max_concurrent=*/1,
+                             {{"strategy", "beam"}, {"rounds", 3}, {"stop_at_first_correct", false},
+                              {"beam", {{"width", 3}}}});
+  ASSERT_EQ(run("--config " + capped + " --problems " + kDemo + " --budget-usd 1.5", "beam-budget.log"), 0)
+      << log("beam-budget.log");
+  EXPECT_EQ(server_->requests().size(), 2u) << log("beam-budget.log");
+  EXPECT_EQ(of_kind(records(), "evaluation").size(), 2u);
+}
+
+TEST_F(CampaignStop, APerProblemEvaluationBudgetIsNeverExceededByARound) {
+  start_server(0);
+  // Width 3 and 4 evaluations per problem: round 1 asks 3, round 2 only the 1 left, never 3.
+  auto config = write_config("beam-evals", /*samples=*/1, /*max_concurrent=*/3,
+                             {{"strategy", "beam"}, {"rounds", 5}, {"stop_at_first_correct", false},
+                              {"beam", {{"width", 3}}}, {"budget", {{"evaluations", 4}}}});
+  ASSERT_EQ(run("--config " + config + " --problems " + kDemo, "beam-evals.log"), 0) << log("beam-evals.log");
+  EXPECT_EQ(server_->requests().size(), 12u);
+  const auto rs = records();
+  std::map<std::string, int> per_problem;
+  for (const auto& r : of_kind(rs, "evaluation")) ++per_problem[r["problem"]["name"].get<std::string>()];
+  ASSERT_EQ(per_problem.size(), 3u);
+  for (const auto& [problem, n] : per_problem) EXPECT_EQ(n, 4) << problem;
+  for (const auto& d : of_kind(rs, "unit_done")) EXPECT_EQ(d["reason"], "budget_evaluations");
 }
 
 TEST_F(CampaignStop, ARunGrowsByAConfigurationAndARefusedRunChangesNothing) {
@@ -365,6 +428,64 @@ TEST_F(CampaignStop, DamageIsReportedByStatusAndATornTailIsRepairedOnce) {
   EXPECT_EQ(kforge("status '" + run_dir() + "'", "damaged-status.log"), 1);
   EXPECT_NE(log("damaged-status.log").find("1 unreadable line"), std::string::npos) << log("damaged-status.log");
   EXPECT_NE(log("damaged-status.log").find("evaluations.jsonl line "), std::string::npos) << log("damaged-status.log");
+}
+
+}  // namespace
+
+namespace {
+
+void kill_and_resume_search(CampaignStop& t, const std::string& name, const json& loop, size_t per_problem) {
+  t.start_server(0.2);
+  auto config = t.write_config(name, /*samples=*/1, /*max_concurrent=*/2, loop);
+  const std::string args = "--config " + config + " --problems " + kDemo;
+  const unsigned seed = std::random_device{}();
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int> moment_ms(300, 5000);
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  for (const std::string how : {"kill", "term", "kill", "term"}) {
+    SCOPED_TRACE(how);
+    const std::string log_name = "search-" + how + ".log";
+    ASSERT_GT(t.start_run(args, log_name), 0);
+    std::this_thread::sleep_for(std::chrono::milliseconds(moment_ms(rng)));
+    const auto unrecorded_before = t.unrecorded_replies();
+    if (how == "term") {
+      const int rc = t.background_->stop(SIGTERM);
+      EXPECT_TRUE(rc == 143 || rc == 0) << rc << "\n" << t.log(log_name);
+      // After SIGTERM every reply that arrived has its record: none is left to judge but a killed run's.
+      for (const auto& reply : t.unrecorded_replies()) EXPECT_TRUE(unrecorded_before.count(reply)) << reply;
+    } else {
+      t.background_->stop(SIGKILL);
+      // A call on the wire when kforge died never reached it: asked again on rerun, the one repeat allowed.
+      std::error_code ec;
+      size_t saved = 0;
+      for (auto it = fs::directory_iterator(fs::path(t.run_dir()) / "replies", ec); !ec && it != fs::directory_iterator();
+           ++it)
+        ++saved;
+      t.requests_lost_ = t.server_->requests().size() - saved;
+    }
+  }
+  ASSERT_EQ(t.run(args, "search-final.log"), 0) << t.log("search-final.log");
+  const auto rs = t.records();
+  std::map<std::string, std::set<int>> turns;
+  std::set<std::string> reply_paths;
+  size_t evaluations = 0;
+  for (const auto& r : of_kind(rs, "evaluation")) {
+    ++evaluations;
+    const std::string problem = r["problem"]["name"];
+    EXPECT_TRUE(turns[problem].insert(r["turn"].get<int>()).second) << "turn recorded twice: " << r.dump();
+    EXPECT_TRUE(reply_paths.insert(r["reply"]["path"].get<std::string>()).second) << r.dump();
+    EXPECT_EQ(r["lineage"]["strategy"], name);
+  }
+  EXPECT_EQ(turns.size(), 3u);
+  for (const auto& [problem, seen] : turns) {
+    EXPECT_EQ(seen.size(), per_problem) << problem;
+    EXPECT_EQ(*seen.rbegin(), static_cast<int>(per_problem)) << problem << ": a planned turn is missing";
+  }
+  const auto done = of_kind(rs, "unit_done");
+  ASSERT_EQ(done.size(), 3u);
+  for (const auto& d : done) EXPECT_EQ(d["reason"], "rounds_exhausted");
+  // Every reply saved was recorded once: the server was asked once per evaluation, plus calls lost on the wire.
+  EXPECT_EQ(t.server_->requests().size() - t.requests_lost_, evaluations);
 }
 
 }  // namespace

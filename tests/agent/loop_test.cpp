@@ -127,8 +127,8 @@ class LoopTest : public ::testing::Test {
     u.prompt = &prompt;
     u.corpus = writer.get();
     u.run = &run;
-    u.settings.turns = turns;
-    u.settings.stop_at_first_correct = stop_first;
+    u.settings.search.rounds = turns;
+    u.settings.search.stop.first_correct = stop_first;
     u.system_prompt = "SYSTEM";
     u.first_turn = "FIRST";
     return u;
@@ -198,7 +198,7 @@ TEST_F(LoopTest, StopsOnceAKernelReachesThePeakFraction) {
   FakeJudge j({yardstick_verdict(1.2, 0.38, 0.71, 0.83), verdict("incorrect"), yardstick_verdict(2.0, 0.92, 0.71, 0.83),
                yardstick_verdict(3.0, 0.99, 0.71, 0.83)});
   auto u = job(p, j, 5, /*stop_first=*/false);
-  u.settings.stop_at_peak_fraction = 0.9;
+  u.settings.search.stop.peak_fraction = 0.9;
   ASSERT_EQ(*run_unit(u), UnitOutcome::done);
   EXPECT_EQ(p.received.size(), 3u);  // turn 3 reached 92% of the bound: no turn 4
   auto rs = records();
@@ -218,7 +218,7 @@ TEST_F(LoopTest, StopsOnceAKernelReachesThePeakFraction) {
   std::vector<corpus::Record> prior(rs.begin(), rs.end() - 1);
   FakeProvider p2({kGood});
   auto u2 = job(p2, j, 5, false);
-  u2.settings.stop_at_peak_fraction = 0.9;
+  u2.settings.search.stop.peak_fraction = 0.9;
   u2.prior_records = prior;
   ASSERT_EQ(*run_unit(u2), UnitOutcome::done);
   EXPECT_TRUE(p2.received.empty());

@@ -198,6 +198,39 @@ TEST(ModelConfig, YardstickKeys) {
   EXPECT_TRUE(has_problem(validate_model_config_json(over, "inline.json"), "loop.stop_at_peak_fraction", ""));
 }
 
+TEST(ModelConfig, SearchStrategyKeysNestInsideLoop) {
+  auto ok = nlohmann::json::parse(R"({"provider": "openai-chat", "base_url": "https://a/v1", "model": "m",
+      "loop": {"strategy": "evolve", "rounds": 6, "seed": 3, "beam": {"width": 2},
+               "evolve": {"islands": 3, "diversity": 0.5, "inspirations": 1, "migrate_every": 0},
+               "stop": {"plateau_evaluations": 4}, "budget": {"evaluations": 20, "usd": 1.5}}})");
+  EXPECT_TRUE(validate_model_config_json(ok, "inline.json").empty()) << dump(validate_model_config_json(ok, "inline.json"));
+  auto path = std::filesystem::temp_directory_path() / ("kforge_search_keys_" + std::to_string(::getpid()) + ".json");
+  std::ofstream(path) << ok.dump();
+  auto c = load_model_config(path.string());
+  std::filesystem::remove(path);
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  EXPECT_EQ(c->loop.strategy, "evolve");
+  EXPECT_EQ(c->loop.rounds, 6);
+  EXPECT_EQ(c->loop.beam.width, 2);
+  EXPECT_EQ(c->loop.beam.children, 1);  // default
+  EXPECT_EQ(c->loop.evolve.islands, 3);
+  EXPECT_DOUBLE_EQ(c->loop.evolve.diversity, 0.5);
+  EXPECT_EQ(c->loop.evolve.migrate_every, 0);
+  EXPECT_EQ(c->loop.plateau_evaluations, 4);
+  EXPECT_EQ(c->loop.budget.evaluations, 20);
+  EXPECT_EQ(c->loop.budget.usd, 1.5);
+  EXPECT_FALSE(c->loop.budget.tokens);
+  auto bad = nlohmann::json::parse(R"({"provider": "openai-chat", "base_url": "https://a/v1", "model": "m",
+      "loop": {"strategy": "anneal", "beam": {"widht": 2}, "evolve": 3, "budget": {"usd": 0},
+               "stop": {"plateau": 2}}})");
+  auto problems = validate_model_config_json(bad, "inline.json");
+  EXPECT_TRUE(has_problem(problems, "loop.strategy", "refine, best_of_n, beam, evolve")) << dump(problems);
+  EXPECT_TRUE(has_problem(problems, "loop.beam.widht", "unknown field")) << dump(problems);
+  EXPECT_TRUE(has_problem(problems, "loop.evolve", "must be an object")) << dump(problems);
+  EXPECT_TRUE(has_problem(problems, "loop.budget.usd", "> 0")) << dump(problems);
+  EXPECT_TRUE(has_problem(problems, "loop.stop.plateau", "unknown field")) << dump(problems);
+}
+
 TEST(ModelConfig, TemperatureOnReasoningModelIsOnlyAWarning) {
   const std::string f = fixture("reasoning-temperature-warning.json");
   EXPECT_TRUE(validate_model_config_file(f).empty());
