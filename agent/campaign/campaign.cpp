@@ -56,7 +56,9 @@ bool search_limits_set(const providers::LoopSettings& loop) {
 // What the manifest records of this invocation's inputs (manifest.h compares them on resume).
 CampaignInputs campaign_inputs(const std::vector<ConfigEntry>& configs, const std::vector<ProblemInfo>& problems,
                                const CampaignOptions& o, const std::string& prompts_fingerprint) {
-  CampaignInputs in{.backend = o.backend, .prompts_sha256 = prompts_fingerprint};
+  CampaignInputs in;
+  in.backend = o.backend;
+  in.prompts_sha256 = prompts_fingerprint;
   for (const auto& c : configs)
     in.configs[c.config.name] = {
         .path = c.config.source_path,

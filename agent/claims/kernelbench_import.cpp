@@ -406,11 +406,12 @@ Result<ImportResult> import_kernelbench(const ImportOptions& o) {
   fs::create_directories(o.out, ec);
   if (ec) return make_error("import.out", "cannot create '" + o.out + "': " + ec.message());
 
-  ImportEntry entry{.kernelbench = o.kernelbench.empty() ? "" : fs::absolute(o.kernelbench).string(),
-                    .baseline = baseline ? baseline->origin() : "",
-                    .audit = audit ? audit->origin() : "",
-                    .level = o.level};
+  ImportEntry entry;
   for (const auto& s : o.sources) entry.sources.push_back(fs::absolute(s).lexically_normal().string());
+  entry.kernelbench = o.kernelbench.empty() ? "" : fs::absolute(o.kernelbench).string();
+  entry.baseline = baseline ? baseline->origin() : "";
+  entry.audit = audit ? audit->origin() : "";
+  entry.level = o.level;
   auto session = record_import(o.out, entry);
   if (!session) return session.error();
 

@@ -31,15 +31,24 @@ class ManifestTest : public ::testing::Test {
 };
 
 CampaignInputs inputs() {
-  CampaignInputs in{.backend = "host", .prompts_sha256 = "all-templates"};
-  in.configs["a"] = {.path = "/c/a.yaml",
-                     .sha256 = "a1",
-                     .candidate_format = "kf_forward",
-                     .samples = 2,
-                     .prompts_sha256 = "pa",
-                     .turns = 3};
+  CampaignInputs in;
+  in.backend = "host";
+  in.prompts_sha256 = "all-templates";
+  ConfigInputs& a = in.configs["a"];
+  a.path = "/c/a.yaml";
+  a.sha256 = "a1";
+  a.candidate_format = "kf_forward";
+  a.samples = 2;
+  a.prompts_sha256 = "pa";
+  a.turns = 3;
   in.problems["19_ReLU"] = {.path = "/p/19_ReLU.py", .sha256 = "r1"};
   return in;
+}
+
+ImportEntry import_of(const std::string& source) {
+  ImportEntry e;
+  e.sources = {source};
+  return e;
 }
 
 TEST_F(ManifestTest, ANewFolderGetsARunIdAndItsInputsAsTheyWereGiven) {
@@ -109,17 +118,21 @@ TEST_F(ManifestTest, EnvironmentAndImportsAreRecorded) {
   EXPECT_EQ(on_disk()["environment_last"]["torch"], "2.1");
   EXPECT_EQ(on_disk()["environment_last"]["evaluators"].size(), 1u);
   // A campaign's folder takes no imports.
-  auto refused = record_import(dir(), ImportEntry{.sources = {"/runs/x"}});
+  auto refused = record_import(dir(), import_of("/runs/x"));
   ASSERT_FALSE(refused);
   EXPECT_EQ(refused.error().code, "import.campaign_folder");
 }
 
 TEST_F(ManifestTest, AnImportFolderListsItsImports) {
-  auto first = record_import(dir(), ImportEntry{.sources = {"/runs/x"}, .level = 1});
+  ImportEntry x = import_of("/runs/x");
+  x.level = 1;
+  auto first = record_import(dir(), x);
   ASSERT_TRUE(first) << first.error().message;
   EXPECT_EQ(first->number, 1);
   EXPECT_TRUE(first->run_id.starts_with("import-"));
-  auto second = record_import(dir(), ImportEntry{.sources = {"/runs/y"}, .kernelbench = "/kb"});
+  ImportEntry y = import_of("/runs/y");
+  y.kernelbench = "/kb";
+  auto second = record_import(dir(), y);
   ASSERT_TRUE(second);
   EXPECT_EQ(second->number, 2);
   const json imports = on_disk()["imports"];

@@ -86,8 +86,10 @@ TEST(RecordFields, EveryKeyARecordWritesIsInTheTableWithItsType) {
 
 TEST(RecordFields, EveryKeyOfTheTableIsWrittenBySomeKind) {
   std::set<std::string> written;
-  for (Kind kind : kKinds)
-    for (const auto& [key, value] : full(kind).to_json().items()) written.insert(key);
+  for (Kind kind : kKinds) {
+    const json j = full(kind).to_json();
+    for (const auto& [key, value] : j.items()) written.insert(key);
+  }
   for (const auto& f : kRecordFields) EXPECT_TRUE(written.count(std::string(f.key))) << f.key;
   const json problem = full(Kind::evaluation).to_json().at("problem");
   for (const auto& f : kProblemFields) EXPECT_TRUE(problem.contains(f.key)) << f.key;
