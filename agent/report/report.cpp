@@ -138,7 +138,7 @@ Result<std::vector<ConfigSummary>> ReportAggregator::finish(const VerifiedSpeedu
         s.units_no_reply++;
         continue;
       }
-      UnitOutcome outcome;
+      UnitReached outcome;
       outcome.problem = pk.first;
       outcome.sample = pk.second;
       outcome.category = u.category.empty() ? "other" : u.category;
@@ -177,7 +177,7 @@ Result<std::vector<ConfigSummary>> ReportAggregator::finish(const VerifiedSpeedu
   }
   // Each configuration's strategy (its first evaluation's lineage) and each problem's best kernel over its
   // samples with its lineage: a few records read whole.
-  std::map<std::pair<size_t, std::string>, std::pair<const Pending*, const UnitOutcome*>> problem_best;
+  std::map<std::pair<size_t, std::string>, std::pair<const Pending*, const UnitReached*>> problem_best;
   for (const auto& p : pending) {
     const auto& o = out[p.config].outcomes[p.outcome];
     auto& b = problem_best[{p.config, o.problem}];

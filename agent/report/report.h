@@ -32,8 +32,8 @@ struct Distribution {
 };
 Distribution distribution(std::vector<double> values);
 
-// One unit with at least one reply: what its conversation reached.
-struct UnitOutcome {
+// One unit with at least one reply: what its conversation reached (not the loop's UnitOutcome, how a unit ended).
+struct UnitReached {
   std::string problem;
   int sample = 0;
   std::string category;
@@ -93,7 +93,7 @@ struct ConfigSummary {
   std::map<std::string, int> kernel_failures;    // verdict -> count (no_code, compile_error, incorrect, ...)
   std::map<std::string, int> provider_failures;  // error kind -> count
   int harness_failures = 0;
-  std::vector<UnitOutcome> outcomes;  // units with a reply, by (problem, sample)
+  std::vector<UnitReached> outcomes;  // units with a reply, by (problem, sample)
   // Equal budget (budget_curves.h): the search strategy (loop.strategy, from the records' lineage; records
   // without one are `refine`) and the course of the search on each problem, by problem.
   std::string strategy = "refine";

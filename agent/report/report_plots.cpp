@@ -28,7 +28,7 @@ std::string num(double v) { return format_significant(v, 6); }
 std::string money(double v) { return "$" + format_fixed(v, v >= 0.01 || v == 0 ? 4 : 6); }
 
 // A best speedup that can go on a log axis (a hostile corpus can hold any number).
-bool plottable(const UnitOutcome& o) {
+bool plottable(const UnitReached& o) {
   return o.best_speedup && *o.best_speedup > 0 && std::isfinite(*o.best_speedup * 1.05);
 }
 

@@ -90,11 +90,11 @@ TEST(ReportPlots, PeakFractionPerProblemKernelsAgainstBaselines) {
   ConfigSummary s;
   s.config = "alpha";
   s.units = 2;
-  UnitOutcome a;
+  UnitReached a;
   a.problem = "19_ReLU";
   a.peak_fraction = 0.38;
   a.baseline_peak_fraction = {{"eager", 0.71}, {"compile", 0.83}};
-  UnitOutcome b;
+  UnitReached b;
   b.problem = "1_Square_matmul";
   b.peak_fraction = 0.5;
   b.baseline_peak_fraction = {{"eager", 0.9}};

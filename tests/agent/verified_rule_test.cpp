@@ -126,11 +126,11 @@ class VerifiedCorpus : public ::testing::Test {
     summaries = summarize(loaded, *rule);
     ASSERT_EQ(summaries.size(), 2u);
   }
-  const UnitOutcome& outcome(size_t config, const std::string& problem) const {
+  const UnitReached& outcome(size_t config, const std::string& problem) const {
     for (const auto& o : summaries[config].outcomes)
       if (o.problem == problem) return o;
     ADD_FAILURE() << "no unit " << problem;
-    static UnitOutcome none;
+    static UnitReached none;
     return none;
   }
   corpus::Corpus loaded;
