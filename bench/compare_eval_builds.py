@@ -6,9 +6,11 @@ unbuildable candidates) with the same --seed and the same compile cache, and com
 key after masking what is measured rather than decided (MASKED below says which and why). Then `kforge report`
 of the test fixtures' corpora, in every format, byte for byte.
 
-  bench/compare_eval_builds.py OLD_KFORGE NEW_KFORGE --out DIR [--stage old|new|all] [--only SUBSTRING]
+  bench/compare_eval_builds.py OLD_KFORGE NEW_KFORGE --out DIR [--stage old|new|compare|reports|all]
+                               [--only SUBSTRING]
 
-The builds share one compile cache (DIR/cache); whether a build was cached (the flag compile_cache_hit,
+NEW_KFORGE only needs to accept `eval` with kforge's arguments and print the verdict's JSON (for `report`, the
+whole kforge). The builds share one compile cache (DIR/cache); whether a build was cached (the flag compile_cache_hit,
 checks.build's cache hits) is masked, since the old build's evaluation of a pair runs first and fills it. The old
 build's verdicts are kept in DIR/old.json, so that they can be recorded while the new build is still building
 (--stage old) and are not evaluated again.
@@ -54,6 +56,10 @@ MASKED = {
     "baselines.*.time_ms", "baselines.*.speedup", "baselines.*.peak", "baselines.*.compile_s",
     # every phase's seconds
     "checks.phases_s",
+    # the device's peaks, measured (copy bandwidth, matmul throughput)
+    "roofline.device",
+    # buffer slots: sized from the reference's call time as the oracle measured it (the plan)
+    "checks.timing.slots",
     # the timed rounds: their figures, how many there were (the timing policy stops on noise or time), the
     # calls per round (sized from the trials' times), which rounds were checked (drawn per round), the logs
     "checks.timing.candidate", "checks.timing.baseline", "checks.timing.baseline_compile",
@@ -81,8 +87,9 @@ def mask(v, path=()):
     if masked(list(path)):
         return "<measured>"
     if path == ("flags",):
-        # Whether the compile cache already held the build: the old build's evaluation may have filled it.
-        return [f for f in v if f != "compile_cache_hit"]
+        # compile_cache_hit: whether the compile cache already held the build (the old build's evaluation, which
+        # runs first, fills it); suspicious_speedup: the measured speedup above 10.
+        return [f for f in v if f not in ("compile_cache_hit", "suspicious_speedup")]
     if isinstance(v, dict):
         return {k: mask(x, path + (k,)) for k, x in v.items()}
     if isinstance(v, list):
@@ -141,15 +148,18 @@ def main():
     ap.add_argument("new")
     ap.add_argument("--only", default="")
     ap.add_argument("--out", required=True, help="folder for the compile cache, the old build's verdicts, results")
-    ap.add_argument("--stage", choices=["old", "new", "reports", "all"], default="all",
-                    help="old: warm the cache and record the old build's verdicts; new: compare the new build's "
-                         "with those recorded; reports: compare the reports only; all: old, new and reports")
+    ap.add_argument("--stage", choices=["old", "new", "compare", "reports", "all"], default="all",
+                    help="old: record the old build's verdicts; new: record the new build's (and the old's where "
+                         "missing) and compare them; compare: compare those recorded; reports: compare the reports "
+                         "only; all: new and reports")
     args = ap.parse_args()
     old, new = os.path.abspath(args.old), os.path.abspath(args.new)
     os.makedirs(args.out, exist_ok=True)
     cache = os.path.join(os.path.abspath(args.out), "cache")
     recorded_path = os.path.join(args.out, "old.json")
     recorded = json.load(open(recorded_path)) if os.path.exists(recorded_path) else {}
+    new_path = os.path.join(args.out, "new.json")
+    recorded_new = json.load(open(new_path)) if os.path.exists(new_path) else {}
     pairs = [p for p in PAIRS if args.only in p[1]] if args.stage != "reports" else []
     if args.stage == "old":
         for problem, candidate, extra in pairs:
@@ -166,16 +176,23 @@ def main():
     results = []
     for problem, candidate, extra in pairs:
         key = " ".join([problem, candidate] + extra)
-        if key not in recorded and args.stage != "all":
+        if key not in recorded and args.stage == "compare":
             print(f"MISSING   {candidate}: the old build's verdict was not recorded (--stage old)")
             failures += 1
             continue
-        if key not in recorded and args.stage == "all":
+        if key not in recorded and args.stage in ("new", "all"):
             recorded[key] = evaluate(old, problem, candidate, extra, cache)
             with open(recorded_path, "w") as f:
                 json.dump(recorded, f)
         a, ra = recorded[key]
-        b, rb = evaluate(new, problem, candidate, extra, cache)
+        if args.stage == "compare":
+            if key not in recorded_new:
+                continue
+        elif key not in recorded_new:  # DIR/new.json keeps them: delete it to evaluate the new build again
+            recorded_new[key] = evaluate(new, problem, candidate, extra, cache)
+            with open(new_path, "w") as f:
+                json.dump(recorded_new, f)
+        b, rb = recorded_new[key]
         d = diff(mask(a), mask(b))
         if ra != rb:
             d.insert(0, f"exit status {ra} != {rb}")
