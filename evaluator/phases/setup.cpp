@@ -34,7 +34,6 @@ void Evaluator::Impl::begin_verdict(EvaluationContext& s) {
   if (s.compiled.cache_hit) v.flags.push_back("compile_cache_hit");
   // Correct until a reason says otherwise: the judge's finishing rule decides from the reasons (judgement.cpp).
   v.kind = VerdictKind::correct;
-  v.checks = Checks{};
   v.checks.trials.emplace();
   v.checks.precision = opt.precision;
   v.checks.tolerances = tolerances_json();

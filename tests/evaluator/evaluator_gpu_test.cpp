@@ -102,7 +102,7 @@ TEST_F(GpuEval, KernelbenchCudaRelu19) {
   for (int pass = 0; pass < 2; ++pass) {
     Verdict v = check("19", "relu_solution.py", true, false);
     EXPECT_EQ(v.candidate_kind, "kernelbench");
-    EXPECT_GT(v.checks.value("custom_kernel_calls", int64_t{0}), 0);
+    EXPECT_GT(v.checks.custom_kernel_calls.value_or(0), 0);
     EXPECT_EQ(checks_of(v)["timing"]["baseline"]["copies_outputs"], true);
   }
 }
@@ -110,7 +110,7 @@ TEST_F(GpuEval, KernelbenchTritonRelu19) {
   for (int pass = 0; pass < 2; ++pass) {
     Verdict v = check("19", "relu_triton_solution.py", true, false);
     EXPECT_EQ(v.candidate_kind, "kernelbench");
-    EXPECT_GT(v.checks.value("custom_kernel_calls", int64_t{0}), 0);
+    EXPECT_GT(v.checks.custom_kernel_calls.value_or(0), 0);
   }
 }
 TEST_F(GpuEval, Matmul1) { check("1", "matmul.cu", true); }

@@ -266,7 +266,7 @@ TEST_F(HostEval, TrialSeedsAreDrawnPerEvaluationUnlessGiven) {
   };
   Verdict a = run("scale_add.py", "scale_add_honest.cpp");
   Verdict b = run("scale_add.py", "scale_add_honest.cpp");
-  ASSERT_TRUE(checks_of(a)["seed"].is_number_unsigned()) << a.checks.dump();
+  ASSERT_TRUE(checks_of(a)["seed"].is_number_unsigned()) << checks_of(a).dump();
   EXPECT_NE(checks_of(a)["seed"], checks_of(b)["seed"]);
   EXPECT_EQ(checks_of(a)["trials"][0]["seed"], checks_of(a)["seed"]);
   EXPECT_NE(seeds_of(a), seeds_of(b));
