@@ -8,7 +8,7 @@
 
 #include "core/child_process.h"
 #include "core/files.h"
-#include "evaluator/evaluation_session.h"
+#include "evaluator/evaluation_context.h"
 #include "verdict/ncu_csv.h"
 
 namespace fs = std::filesystem;
@@ -50,19 +50,19 @@ Result<KernelProfile> Evaluator::Impl::profile(const std::string& problem, const
                                                const std::string& ncu) {
   if (opt.backend != Backend::cuda) return make_error("profile.backend", "Nsight Compute profiles the cuda backend only");
   if (!compiled.ok()) return make_error("profile.not_built", "the candidate did not build");
-  EvaluationSession s(problem, compiled);
+  EvaluationContext s(problem, problem_key(problem, compiled.kind), compiled);
   auto refused = [&](const std::string& what) {
     std::string why = s.verdict.reasons.empty() ? "unknown" : s.verdict.reasons.front().code + ": " +
                                                                   s.verdict.reasons.front().detail;
     return make_error("profile.run", what + " (" + why + ")");
   };
-  nlohmann::json loaded;
-  RunnerLaunch launch;
-  if (!load_problem(s, loaded) || !prepare_job(s, loaded, launch)) return refused("the profiling run could not be set up");
+  if (load_problem(s) == Next::stop || prepare_job(s) == Next::stop)
+    return refused("the profiling run could not be set up");
   // No timing plan: the calibration rounds would launch the runner's own kernels first, and ncu would profile them.
   s.plan.reset();
   s.call_limit_s = kProfiledCallLimitS;
   const std::string csv_file = s.job.dir + "/ncu.csv";
+  RunnerLaunch& launch = *s.launch;
   auto command = ncu_command(ncu, csv_file);
   command.insert(command.end(), launch.command.begin(), launch.command.end());
   launch.command = std::move(command);
@@ -70,13 +70,16 @@ Result<KernelProfile> Evaluator::Impl::profile(const std::string& problem, const
   std::error_code ec;
   const fs::path real = fs::canonical(ncu, ec);
   launch.confinement.readonly_paths.push_back((ec ? fs::path(ncu) : real).parent_path().string());
-  if (!start_runner(s, launch)) return refused("the profiling runner did not start");
-  if (s.going_on) {
+  if (start_runner(s) == Next::stop) return refused("the profiling runner did not start");
+  bool ran = load_candidate(s) == Next::go_on;
+  if (ran) {
     auto r = one_trial(s, 0, s.seed, kVariants[0], "profile");
-    s.going_on = r && r->empty();
+    ran = r && r->empty();
   }
-  end_runner(s);  // the device check before the next evaluation watches this runner's processes too
-  if (!s.going_on) return refused("the kernel did not run cleanly under ncu");
+  // Not "ran through": no attribution replay under the profiler. The device check before the next evaluation
+  // watches this runner's processes too.
+  end_runner(s, /*ran_through=*/false);
+  if (!ran) return refused("the kernel did not run cleanly under ncu");
   // ncu wrote the file inside the runner's sandbox, where the candidate could have written it too: read as
   // hostile input, capped, and used for advice only.
   auto text = read_file(csv_file);
