@@ -60,9 +60,12 @@ TEST(Feedback, NsightComputeFiguresFollowOnALineOfTheirOwn) {
 
 TEST(Feedback, ADamagedRecordedProfileIsLeftOutNeverAnError) {
   auto v = correct_with_peak();
-  v.checks["profile"] = {{"memory_throughput_pct", "lots"}, {"top_stalls", "x"}};
+  // Read back from a record: a profile without one usable figure is kept as it was, not as a profile.
+  v.checks = eval::Checks::from_json({{"profile", {{"memory_throughput_pct", "lots"}, {"top_stalls", "x"}}}});
+  EXPECT_FALSE(v.checks.profile);
+  EXPECT_EQ(v.checks.to_json()["profile"]["memory_throughput_pct"], "lots");
   EXPECT_EQ(correct_feedback_vars(v).at("profile"), "");
-  v.checks = nlohmann::json::array();  // checks of the wrong type
+  v.checks = eval::Checks::from_json(nlohmann::json::array());  // checks of the wrong type
   EXPECT_EQ(correct_feedback_vars(v).at("profile"), "");
 }
 
