@@ -28,6 +28,7 @@ Record full(Kind kind) {
   r.problem = {"19_ReLU", "h", "activation", "/p/19_ReLU.py"};
   r.sample = 1;
   r.turn = 2;
+  r.lineage = Lineage{"beam", 2, std::nullopt, {{1, 1}}, {}};
   r.usage = {100, 10, 20, 5, "reported"};
   r.cost_usd = 0.25;
   r.reply = ReplyRef{"replies/x.json", "stop", "m", 1, 0.5, 10, 3};
