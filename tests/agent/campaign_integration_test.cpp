@@ -252,7 +252,8 @@ TEST_F(Campaign, YardsticksReachCorpusFeedbackReportsAndThePeakStopRuleEndsEarly
   const std::string fb = evals[0]["feedback"];
   EXPECT_NE(fb.find("x over eager PyTorch"), std::string::npos) << fb;
   EXPECT_NE(fb.find("x over torch.compile"), std::string::npos) << fb;
-  EXPECT_NE(fb.find("of the memory bound; eager PyTorch reaches"), std::string::npos) << fb;
+  EXPECT_NE(fb.find("of the memory bound ("), std::string::npos) << fb;
+  EXPECT_NE(fb.find("achieved); eager PyTorch reaches"), std::string::npos) << fb;
   EXPECT_NE(fb.find("torch.compile reaches"), std::string::npos) << fb;
 
   // Text, json, html reports and compare show both baselines and the fraction of peak.
@@ -305,11 +306,11 @@ TEST_F(Campaign, KillMinusNineThenRerunLosesAndDuplicatesNothing) {
   auto config = write_config("resumable", 1, true, /*samples=*/2);
   const std::string args = "--config " + config + " --problems " + kDemo;
   auto first = shell_in_background("exec env " + run_command(args) + " >'" + (dir_ / "first.log").string() + "' 2>&1");
-  // Kill once at least two evaluations are on disk (6 units in all).
-  for (int i = 0; i < 600; ++i) {
-    if (fs::exists(dir_ / "run" / "evaluations.jsonl") && of_kind(records(), "evaluation").size() >= 2) break;
+  // Kill once at least two evaluations are on disk (6 units in all); no deadline of its own, as a slow machine
+  // only takes longer (ctest's timeout is the limit).
+  while (first->running() &&
+         !(fs::exists(dir_ / "run" / "evaluations.jsonl") && of_kind(records(), "evaluation").size() >= 2))
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
   first->stop(SIGKILL);
   size_t before = of_kind(records(), "evaluation").size();
   ASSERT_GE(before, 2u) << log("first.log");

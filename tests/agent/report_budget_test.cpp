@@ -139,7 +139,7 @@ TEST_F(EqualBudget, RefineLineageIsThePreviousTurn) {
 }
 
 // Three strategies on two problems (fixtures/strategies_corpus/README.md derives every figure).
-class Strategies : public ::testing::Test {
+class StrategiesReport : public ::testing::Test {
  protected:
   void SetUp() override {
     auto folder = summarize_folder(KFORGE_TEST_SOURCE_DIR "/tests/agent/fixtures/strategies_corpus", {});
@@ -150,7 +150,7 @@ class Strategies : public ::testing::Test {
   std::vector<ConfigSummary> summaries;
 };
 
-TEST_F(Strategies, EachConfigurationNamesItsStrategyAndComparesAtTheSameBudgets) {
+TEST_F(StrategiesReport, EachConfigurationNamesItsStrategyAndComparesAtTheSameBudgets) {
   EXPECT_EQ(summaries[0].strategy, "beam");
   EXPECT_EQ(summaries[1].strategy, "evolve");
   EXPECT_EQ(summaries[2].strategy, "refine");
@@ -168,7 +168,7 @@ TEST_F(Strategies, EachConfigurationNamesItsStrategyAndComparesAtTheSameBudgets)
   EXPECT_EQ(tables[1].header.back(), "<= 6600 tokens");
 }
 
-TEST_F(Strategies, LineageOfEachProblemsBestKernel) {
+TEST_F(StrategiesReport, LineageOfEachProblemsBestKernel) {
   auto t = lineage_table(summaries);
   ASSERT_TRUE(t);
   ASSERT_EQ(t->rows.size(), 6u);
