@@ -159,6 +159,8 @@ RunnerEnd RunnerSession::exchange(const nlohmann::json& cmd, double deadline_s) 
   return e;
 }
 
+void RunnerSession::start_lifetime(double deadline_s) { deadline_ = std::min(deadline_, deadline_s); }
+
 bool RunnerSession::freeze() { return job_ && job_->freeze(2.0); }
 
 void RunnerSession::thaw() {

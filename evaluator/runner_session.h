@@ -52,6 +52,9 @@ class RunnerSession {
   // Sends one command (null: none, just read) and waits for the answer, the crash, or the deadline (the
   // earlier of `deadline_s` and the runner's lifetime).
   RunnerEnd exchange(const nlohmann::json& cmd, double deadline_s);
+  // The candidate's lifetime begins (its code is about to be loaded): from now on the runner must end by
+  // `deadline_s`, and never later than the deadline it was started with (the sandbox's backstop follows that).
+  void start_lifetime(double deadline_s);
   // Stops / resumes every process of the runner (between rounds, so that nothing of the candidate runs
   // while the trusted side prepares or checks). False when the runner could not be stopped.
   bool freeze();

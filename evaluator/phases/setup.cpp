@@ -22,6 +22,12 @@ Next harness_error(Verdict& v, const std::string& code, const std::string& detai
 
 double startup_limit_s(bool kernelbench) { return kernelbench ? kKernelbenchStartupLimitS : kStartupLimitS; }
 
+// How long the runner may live from the candidate's load: --timeout, and for a kernelbench solution the start-up
+// limit on top (importing it builds or loads its extensions).
+double candidate_lifetime_s(double timeout_s, bool kernelbench) {
+  return timeout_s + (kernelbench ? kKernelbenchStartupLimitS : 0.0);
+}
+
 }  // namespace
 
 void Evaluator::Impl::begin_verdict(EvaluationContext& s) {
@@ -163,8 +169,10 @@ Next Evaluator::Impl::start_runner(EvaluationContext& s) {
   // runner's do (replay_attribution.cpp). Only load_inline extensions are replayed (not Triton launches).
   if (kb && !s.compiled.extensions.empty() && !statically_attributed(s.compiled))
     s.replayer = start_replayer(s.compiled, launch);
-  // A kernelbench runner's start-up (python, torch, CUDA) is not counted against --timeout.
-  const double lifetime_s = opt.runner_timeout_s + (kb ? startup_limit_s(kb) : 0.0);
+  // What the runner does before the candidate is loaded (its start-up, the round overhead's calibration) is the
+  // harness's and has the start-up limit; --timeout counts from the load (load_candidate). A kernelbench
+  // runner's load (importing the solution, its extensions) gets the start-up limit on top.
+  const double lifetime_s = startup_limit_s(kb) + candidate_lifetime_s(opt.runner_timeout_s, kb);
   if (auto st = s.runner.start(launch.command, s.job.dir, launch.env, now_s() + lifetime_s, launch.confinement);
       !st.ok())
     return harness_error(v, "harness.runner", st.error().message);
@@ -180,6 +188,7 @@ Next Evaluator::Impl::load_candidate(EvaluationContext& s) {
   bool up = !runner_failed(s, mapped, "start-up");
   if (up && s.plan) up = calibrate_rounds(s, *s.plan) == Next::go_on;
   if (up) {
+    s.runner.start_lifetime(now_s() + candidate_lifetime_s(opt.runner_timeout_s, s.kernelbench));
     s.runner.thaw();
     auto loading = s.runner.exchange(nlohmann::json{{"op", "load"}}, now_s() + limit_s);
     up = !runner_failed(s, loading, "start-up");
