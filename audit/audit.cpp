@@ -73,8 +73,7 @@ void accumulate(ProblemAudit& audit, const std::vector<eval::TrivialReport>& rep
 }
 
 AuditReport run_audit(const AuditRequest& request, const TrivialSource& source,
-                      const std::function<void(const std::string&)>& progress,
-                      const BaselineSource& baseline) {
+                      const std::function<void(const std::string&)>& progress, const BaselineSource& baseline) {
   AuditReport report;
   report.tolerances = request.tolerances;
   report.seeds = request.seeds;
@@ -98,12 +97,16 @@ AuditReport run_audit(const AuditRequest& request, const TrivialSource& source,
     }
     if (baseline && !audit.error) {
       auto timing = baseline(path, "eager");
-      if (timing.ok()) audit.baseline = timing.value();
-      else audit.baseline_error = timing.error();
+      if (timing.ok())
+        audit.baseline = timing.value();
+      else
+        audit.baseline_error = timing.error();
       if (request.compile_baseline) {
         auto compiled = baseline(path, "compile");
-        if (compiled.ok()) audit.compile_baseline = compiled.value();
-        else audit.compile_baseline_error = compiled.error();
+        if (compiled.ok())
+          audit.compile_baseline = compiled.value();
+        else
+          audit.compile_baseline_error = compiled.error();
       }
     }
     report.problems.push_back(std::move(audit));

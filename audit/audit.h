@@ -19,11 +19,11 @@
 namespace kf::audit {
 
 struct AuditRequest {
-  std::vector<std::string> problems;    // problem files, in order (see expand_problem_paths)
-  int seeds = 3;                        // kforge trials 0 .. seeds-1 (trial 0: the problem's own inputs)
-  int kernelbench_trials = 5;           // KernelBench's num_correct_trials (its evaluation scripts' default)
+  std::vector<std::string> problems;              // problem files, in order (see expand_problem_paths)
+  int seeds = 3;                                  // kforge trials 0 .. seeds-1 (trial 0: the problem's own inputs)
+  int kernelbench_trials = 5;                     // KernelBench's num_correct_trials (its evaluation scripts' default)
   std::vector<double> tolerances = {1e-2, 1e-4};  // KernelBench allclose atol = rtol
-  bool compile_baseline = false;        // with a baseline source: torch.compile's baseline beside eager's
+  bool compile_baseline = false;                  // with a baseline source: torch.compile's baseline beside eager's
 };
 
 // How often one check accepted one trivial output over the trials that ran.
@@ -36,9 +36,9 @@ struct PassCount {
 
 // One (problem, output, trivial kind) row of the audit.
 struct TrivialRow {
-  std::string output;   // output0, output1, ...
+  std::string output;  // output0, output1, ...
   std::string dtype;
-  std::string trivial;  // zeros | constant | passthrough:<input> | partial_0.3pct
+  std::string trivial;              // zeros | constant | passthrough:<input> | partial_0.3pct
   std::vector<PassCount> allclose;  // one per request tolerance, same order; on KernelBench's trials
   PassCount itself_correct;         // on KernelBench's trials, the trivial output passes kforge's judge on its own
   PassCount kforge;                 // on kforge's trials (the judge's verdict on the trivial output)
@@ -49,11 +49,11 @@ struct TrivialRow {
 
 struct ProblemAudit {
   std::string path;
-  std::string name;                  // file name without the .py
+  std::string name;  // file name without the .py
   std::vector<TrivialRow> rows;
-  std::optional<Error> error;        // the problem could not be audited (load / reference failure)
-  std::optional<eval::BaselineTiming> baseline;  // its eager baseline, when the request asked for it
-  std::optional<Error> baseline_error;          // why the baseline could not be timed
+  std::optional<Error> error;                            // the problem could not be audited (load / reference failure)
+  std::optional<eval::BaselineTiming> baseline;          // its eager baseline, when the request asked for it
+  std::optional<Error> baseline_error;                   // why the baseline could not be timed
   std::optional<eval::BaselineTiming> compile_baseline;  // torch.compile's, when the request asked for it
   std::optional<Error> compile_baseline_error;
   // The evaluator that audited it (`--gpus`): {"slot", "gpu_index", "gpu_name", "gpu_uuid"}; null if not set.
@@ -100,7 +100,6 @@ void accumulate(ProblemAudit& audit, const std::vector<eval::TrivialReport>& rep
 // source, each problem that could be audited also gets its eager baseline timed, and torch.compile's when the
 // request's compile_baseline is set.
 AuditReport run_audit(const AuditRequest& request, const TrivialSource& source,
-                      const std::function<void(const std::string&)>& progress,
-                      const BaselineSource& baseline = {});
+                      const std::function<void(const std::string&)>& progress, const BaselineSource& baseline = {});
 
 }  // namespace kf::audit

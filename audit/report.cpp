@@ -56,7 +56,8 @@ std::string layout(const std::vector<std::vector<std::string>>& rows) {
 std::string peak_cell(const eval::BaselineTiming& b) { return b.peak ? percent_of_bound(*b.peak) : "-"; }
 
 // One baseline's cells: median, p10-p90, calls, fraction of peak; or its error.
-std::vector<std::string> baseline_cells(const std::optional<eval::BaselineTiming>& b, const std::optional<Error>& error) {
+std::vector<std::string> baseline_cells(const std::optional<eval::BaselineTiming>& b,
+                                        const std::optional<Error>& error) {
   if (b)
     return {format_number(b->median_ms), format_number(b->p10_ms) + "-" + format_number(b->p90_ms),
             std::to_string(b->calls), peak_cell(*b)};
@@ -71,8 +72,9 @@ std::string render_baselines(const AuditReport& report) {
   for (const auto& problem : report.problems) compiled |= problem.compile_baseline || problem.compile_baseline_error;
   std::vector<std::vector<std::string>> rows = {{"problem", "eager median (ms)", "p10-p90 (ms)", "calls"}};
   if (compiled)
-    rows.front() = {"problem", "eager median (ms)", "p10-p90 (ms)", "calls", "eager of peak", "compile median (ms)",
-                    "p10-p90 (ms)", "calls", "compile of peak", "eager / compile"};
+    rows.front() = {"problem",         "eager median (ms)",   "p10-p90 (ms)", "calls",
+                    "eager of peak",   "compile median (ms)", "p10-p90 (ms)", "calls",
+                    "compile of peak", "eager / compile"};
   for (const auto& problem : report.problems) {
     if (!problem.baseline && !problem.baseline_error) continue;
     std::vector<std::string> row{problem.name};
@@ -184,7 +186,8 @@ std::string render_table(const AuditReport& report) {
       << "; trivial outputs checked: " << t.rows << "\n";
   for (size_t i = 0; i < report.tolerances.size(); ++i) {
     out << "  allclose@" << format_tolerance(report.tolerances[i]) << " (atol = rtol): a trivial output passes on "
-        << t.allclose_problems[i] << " of " << t.problems << " problems (" << t.allclose_rows[i] << " trivial outputs)\n";
+        << t.allclose_problems[i] << " of " << t.problems << " problems (" << t.allclose_rows[i]
+        << " trivial outputs)\n";
   }
   out << "  kforge verifier: a trivial output passes on " << t.kforge_problems << " of " << t.problems << " problems ("
       << t.kforge_rows << " trivial outputs)\n";
@@ -243,10 +246,14 @@ nlohmann::json to_json(const AuditReport& report) {
       p["fooled"] = fooled;
       p["degenerate"] = degenerate;
     }
-    if (problem.baseline) p["eager_ms"] = baseline_json(*problem.baseline);
-    else if (problem.baseline_error) p["eager_ms"] = {{"error", problem.baseline_error->message}};
-    if (problem.compile_baseline) p["compile_ms"] = baseline_json(*problem.compile_baseline);
-    else if (problem.compile_baseline_error) p["compile_ms"] = {{"error", problem.compile_baseline_error->message}};
+    if (problem.baseline)
+      p["eager_ms"] = baseline_json(*problem.baseline);
+    else if (problem.baseline_error)
+      p["eager_ms"] = {{"error", problem.baseline_error->message}};
+    if (problem.compile_baseline)
+      p["compile_ms"] = baseline_json(*problem.compile_baseline);
+    else if (problem.compile_baseline_error)
+      p["compile_ms"] = {{"error", problem.compile_baseline_error->message}};
     problems.push_back(p);
   }
   const auto t = totals(report);

@@ -9,9 +9,9 @@
 namespace kf::audit {
 
 struct AuditTotals {
-  int problems = 0;                  // audited without error
-  int errors = 0;                    // could not be audited
-  int rows = 0;                      // (problem, output, trivial) combinations checked
+  int problems = 0;                    // audited without error
+  int errors = 0;                      // could not be audited
+  int rows = 0;                        // (problem, output, trivial) combinations checked
   std::vector<int> allclose_problems;  // per tolerance: problems where some trivial output passes
   std::vector<int> allclose_rows;      // per tolerance: rows that pass
   int kforge_problems = 0;

@@ -37,10 +37,14 @@ bool parse_args(int argc, char** argv, Args& args) {
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (i + 1 >= argc) return false;
-    if (a == "--requests") args.requests = std::atoi(argv[++i]);
-    else if (a == "--concurrency") args.concurrency = std::atoi(argv[++i]);
-    else if (a == "--url") args.url = argv[++i];
-    else return false;
+    if (a == "--requests")
+      args.requests = std::atoi(argv[++i]);
+    else if (a == "--concurrency")
+      args.concurrency = std::atoi(argv[++i]);
+    else if (a == "--url")
+      args.url = argv[++i];
+    else
+      return false;
   }
   return args.requests > 0 && args.concurrency > 0;
 }
@@ -95,7 +99,8 @@ int main(int argc, char** argv) {
   std::mutex mu;
   std::vector<double> latencies;
   std::vector<std::string> first_errors;
-  const std::vector<kf::providers::ChatMessage> messages = {{"system", "You write CUDA kernels."}, {"user", "Write a ReLU kernel."}};
+  const std::vector<kf::providers::ChatMessage> messages = {{"system", "You write CUDA kernels."},
+                                                            {"user", "Write a ReLU kernel."}};
   auto t0 = std::chrono::steady_clock::now();
   std::vector<std::thread> workers;
   for (int w = 0; w < args.concurrency; ++w) {

@@ -67,8 +67,7 @@ int main(int argc, char** argv) {
     }
     const Stats s = stats(start_ms), t = stats(total_ms);
     std::printf("%-22s %8.2f ms %8.2f ms %8.2f ms   %8.2f ms %8.2f ms\n",
-                namespaces ? "namespaces + cgroup" : "no namespaces + cgroup", s.median, s.p90, s.min, t.median,
-                t.p90);
+                namespaces ? "namespaces + cgroup" : "no namespaces + cgroup", s.median, s.p90, s.min, t.median, t.p90);
     if (namespaces)
       for (const auto& m : missing) std::printf("  missing: %s\n", m.c_str());
   }

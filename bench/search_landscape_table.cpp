@@ -144,8 +144,9 @@ int main(int argc, char** argv) {
       evaluations += static_cast<double>(s->variants.size());
       if (s->evaluations_to_best) to_best.push_back(*s->evaluations_to_best);
     }
-    std::printf("| %s | %zu | %s | %zu/%zu | %s |", config.c_str(), list.size(), fixed(evaluations / static_cast<double>(list.size()), 1).c_str(),
-                to_best.size(), list.size(), to_best.empty() ? "-" : fixed(median(to_best), 1).c_str());
+    std::printf("| %s | %zu | %s | %zu/%zu | %s |", config.c_str(), list.size(),
+                fixed(evaluations / static_cast<double>(list.size()), 1).c_str(), to_best.size(), list.size(),
+                to_best.empty() ? "-" : fixed(median(to_best), 1).c_str());
     for (int b : args->budgets) {
       size_t found = 0;
       for (const Search* s : list) found += s->evaluations_to_best && *s->evaluations_to_best <= b;
@@ -154,8 +155,9 @@ int main(int argc, char** argv) {
     std::printf("\n");
   }
 
-  std::printf("\nBest speedup over eager PyTorch reached within each budget (mean over searches; a search with no "
-              "correct kernel yet counts 0):\n\n| configuration | problem |");
+  std::printf(
+      "\nBest speedup over eager PyTorch reached within each budget (mean over searches; a search with no "
+      "correct kernel yet counts 0):\n\n| configuration | problem |");
   for (int b : args->budgets) std::printf(" %d evals |", b);
   std::printf("\n|---|---|");
   for (size_t i = 0; i < args->budgets.size(); ++i) std::printf("---|");

@@ -2,15 +2,15 @@
 #include <filesystem>
 
 #include "agent/campaign/campaign.h"
+#include "agent/campaign/status.h"
+#include "agent/claims/kernelbench_import.h"
+#include "agent/claims/reverify.h"
+#include "agent/claims/reverify_rule.h"
 #include "agent/report/gnuplot.h"
 #include "agent/report/import_report.h"
-#include "agent/claims/kernelbench_import.h"
 #include "agent/report/report.h"
 #include "agent/report/report_html.h"
 #include "agent/report/report_plots.h"
-#include "agent/claims/reverify.h"
-#include "agent/claims/reverify_rule.h"
-#include "agent/campaign/status.h"
 #include "cli/commands.h"
 #include "core/files.h"
 #include "core/log.h"
@@ -72,9 +72,10 @@ int print_report(const std::vector<std::string>& dirs, const ReportOptions& o, b
       return kExitUsage;
     }
     std::string folder;
-    if (compare) folder = std::filesystem::path(dir).filename().string().empty()
-                              ? dir
-                              : std::filesystem::path(dir).lexically_normal().filename().string();
+    if (compare)
+      folder = std::filesystem::path(dir).filename().string().empty()
+                   ? dir
+                   : std::filesystem::path(dir).lexically_normal().filename().string();
     for (auto& s : report->summaries) {
       s.run = folder;
       all.push_back(std::move(s));
@@ -92,8 +93,8 @@ int print_report(const std::vector<std::string>& dirs, const ReportOptions& o, b
     }
     plots = std::move(*rendered);
   }
-  std::string text = html ? agent::format_html(all, plots, title, imports)
-                          : agent::format_with_imports(all, imports, *format, title);
+  std::string text =
+      html ? agent::format_html(all, plots, title, imports) : agent::format_with_imports(all, imports, *format, title);
   std::fwrite(text.data(), 1, text.size(), stdout);
   return kExitOk;
 }
@@ -131,7 +132,8 @@ void add_agent_commands(CLI::App& app, Registry& registry) {
   run->add_option("--config", opts->config_paths, "Model configuration file (repeat for several)")->required();
   run->add_option("--problems", opts->problems, "Problem folder, .py file, list file, or comma-separated list")
       ->required();
-  run->add_option("--samples", *samples, "Samples per (problem, configuration); default: each configuration's loop.samples")
+  run->add_option("--samples", *samples,
+                  "Samples per (problem, configuration); default: each configuration's loop.samples")
       ->check(CLI::PositiveNumber);
   run->add_option("--turns", *turns, "Turns per sample; default: each configuration's loop.turns")
       ->check(CLI::PositiveNumber);
@@ -153,7 +155,8 @@ void add_agent_commands(CLI::App& app, Registry& registry) {
   run->add_option("--compile-baseline", opts->compile_baseline,
                   "Also time torch.compile of each reference: auto (on on cuda, off on host), on or off")
       ->check(CLI::IsMember({"auto", "on", "off"}));
-  run->add_option("--compile-mode", opts->compile_mode, "torch.compile mode of the compile baseline: default or max-autotune")
+  run->add_option("--compile-mode", opts->compile_mode,
+                  "torch.compile mode of the compile baseline: default or max-autotune")
       ->check(CLI::IsMember({"default", "max-autotune"}));
   run->add_option("--compile-jobs", opts->compile_jobs, "Parallel compiles (default: CPU threads)");
   run->add_option("--timing-budget-ms", opts->timing_budget_ms,
@@ -168,9 +171,10 @@ void add_agent_commands(CLI::App& app, Registry& registry) {
   run->add_option("--shard", opts->shard,
                   "Run only shard I of N (I/N, e.g. $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT): a share of the "
                   "units by a hash of (config, problem, sample), appended to its own corpus file in --out");
-  run->add_option("--wait-for-lock", opts->lock_wait_s,
-                  "Seconds to wait for a run still appending to this shard's corpus file before refusing (default 0; "
-                  "the Slurm script passes 60: a requeued task may start while the previous one records what was in flight)")
+  run->add_option(
+         "--wait-for-lock", opts->lock_wait_s,
+         "Seconds to wait for a run still appending to this shard's corpus file before refusing (default 0; "
+         "the Slurm script passes 60: a requeued task may start while the previous one records what was in flight)")
       ->check(CLI::NonNegativeNumber);
   run->add_option("--sigterm-deadline", opts->sigterm_deadline_s,
                   "Seconds after SIGTERM for recording what is in flight before aborting (default 25, inside "
@@ -189,7 +193,8 @@ void add_agent_commands(CLI::App& app, Registry& registry) {
   // report
   auto report_dir = std::make_shared<std::string>();
   auto report_opts = std::make_shared<ReportOptions>();
-  auto* report = app.add_subcommand("report", "Summarise a campaign's corpus per configuration (fast_p, speedups, cost)");
+  auto* report =
+      app.add_subcommand("report", "Summarise a campaign's corpus per configuration (fast_p, speedups, cost)");
   report->add_option("dir", *report_dir, "Run folder (holds the corpus, evaluations*.jsonl)")->required();
   add_report_options(report, report_opts);
   registry.on_run(report, [=] { return print_report({*report_dir}, *report_opts, false); });
@@ -215,8 +220,7 @@ void add_agent_commands(CLI::App& app, Registry& registry) {
   reverify->add_option("--seed", *seed, "Seed of the first trial (default: random, printed)")
       ->check(CLI::NonNegativeNumber);
   reverify->add_flag("--best-only", ro->best_only, "Only each (problem, configuration, sample)'s best kernel");
-  reverify->add_flag("--all", ro->all,
-                     "Imported solutions: every one, not only those their run claimed correct");
+  reverify->add_flag("--all", ro->all, "Imported solutions: every one, not only those their run claimed correct");
   reverify->add_flag("--allow-vendor-libs", ro->allow_vendor_libs, "Allow cuBLAS, cuDNN and other vendor libraries");
   reverify->add_flag("--allow-reduced-precision", ro->allow_reduced_precision,
                      "Accept TF32/fp16/bf16 arithmetic on fp32 problems (only flagged)");
@@ -224,8 +228,9 @@ void add_agent_commands(CLI::App& app, Registry& registry) {
                        "GPUs to re-verify on, one evaluator each: all (default on cuda) or a list, e.g. 0,1 or 0,0");
   reverify->add_option("--evaluators", ro->evaluators, "Evaluators on the host backend (default 1)")
       ->check(CLI::PositiveNumber);
-  reverify->add_option("--compile-jobs", ro->compile_jobs,
-                       "Threads that compile sources ahead of the evaluators (default: a quarter of the cores)")
+  reverify
+      ->add_option("--compile-jobs", ro->compile_jobs,
+                   "Threads that compile sources ahead of the evaluators (default: a quarter of the cores)")
       ->check(CLI::PositiveNumber);
   reverify->add_option("--levels", ro->levels, "Imported solutions of these KernelBench levels only, e.g. 1,2")
       ->delimiter(',')
@@ -235,8 +240,9 @@ void add_agent_commands(CLI::App& app, Registry& registry) {
                      "with its seed");
   reverify->add_flag("--restart", ro->restart, "Discard an unfinished re-verification and start over")
       ->excludes("--resume");
-  reverify->add_option("--time-limit", ro->time_limit_s,
-                       "Start no kernel after this many seconds; the rest waits for --resume")
+  reverify
+      ->add_option("--time-limit", ro->time_limit_s,
+                   "Start no kernel after this many seconds; the rest waits for --resume")
       ->check(CLI::PositiveNumber);
   registry.on_run(reverify, [=] {
     agent::ReverifyOptions o = *ro;
@@ -248,12 +254,14 @@ void add_agent_commands(CLI::App& app, Registry& registry) {
   auto io = std::make_shared<agent::ImportOptions>();
   auto level = std::make_shared<int>(0);
   auto* import = app.add_subcommand(
-      "import", "Import published KernelBench solutions (runs, CUDA-L1, the leaderboard) and their claims into a corpus "
-                "to re-verify");
-  import->add_option("sources", io->sources,
-                     "Run folders (level_<L>_problem_<P>_sample_<S>_kernel.py files and eval_results.json, or "
-                     "problem_<P>_kernel.py files and detailed_results.json), folders of run folders, .py solution "
-                     "files, CUDA-L1's <gpu>.json files or their folder, the leaderboard's raw_data.json or its folder")
+      "import",
+      "Import published KernelBench solutions (runs, CUDA-L1, the leaderboard) and their claims into a corpus "
+      "to re-verify");
+  import
+      ->add_option("sources", io->sources,
+                   "Run folders (level_<L>_problem_<P>_sample_<S>_kernel.py files and eval_results.json, or "
+                   "problem_<P>_kernel.py files and detailed_results.json), folders of run folders, .py solution "
+                   "files, CUDA-L1's <gpu>.json files or their folder, the leaderboard's raw_data.json or its folder")
       ->required();
   import->add_option("--out", io->out, "Corpus folder to import into (importing again adds only what is new)")
       ->required();
@@ -264,8 +272,9 @@ void add_agent_commands(CLI::App& app, Registry& registry) {
   import->add_option("--baseline", io->baseline,
                      "KernelBench baseline timing file (baseline_time_torch*.json): claimed speedup = its mean / "
                      "the solution's runtime (without it: runtimes only)");
-  import->add_option("--name", io->name, "Run name of the one run folder, or of the solution files (default: the "
-                                         "folder's name; \"files\")");
+  import->add_option("--name", io->name,
+                     "Run name of the one run folder, or of the solution files (default: the "
+                     "folder's name; \"files\")");
   import->add_option("--problem", io->problem, "Problem file the single solution files solve");
   import->add_option("--audit", io->audit,
                      "JSON of `kforge audit --json-file` over the dataset's problems: claims on degenerate or fooled "
@@ -287,7 +296,8 @@ void add_agent_commands(CLI::App& app, Registry& registry) {
   // status
   auto status_dir = std::make_shared<std::string>();
   auto status_json = std::make_shared<bool>(false);
-  auto* status = app.add_subcommand("status", "Per-shard and total progress of a run folder; anything recorded twice or unreadable (exit 1)");
+  auto* status = app.add_subcommand(
+      "status", "Per-shard and total progress of a run folder; anything recorded twice or unreadable (exit 1)");
   status->add_option("dir", *status_dir, "Run folder")->required();
   status->add_flag("--json", *status_json, "Print JSON instead of the table");
   registry.on_run(status, [=] {

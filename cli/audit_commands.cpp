@@ -126,7 +126,7 @@ int run_audit_command(const AuditOptions& o) {
         baseline ? audit::BaselineSource([&ev](const std::string& path, const std::string& which) {
           return ev.time_baseline(path, which);
         })
-                   : audit::BaselineSource{});
+                 : audit::BaselineSource{});
     std::lock_guard lock(mu);
     part.problems.front().evaluator = slot_json(lease.slot());
     audited[i] = std::move(part.problems.front());
@@ -187,8 +187,7 @@ void add_audit_commands(CLI::App& app, Registry& registry) {
       ->capture_default_str();
   cmd->add_flag("--json", options->json, "Print JSON instead of the table");
   cmd->add_option("--json-file", options->json_file, "Also write the JSON report to this file");
-  cmd->add_flag("--strict", options->strict,
-                "Exit 1 when kforge's verifier admits a trivial output on some problem");
+  cmd->add_flag("--strict", options->strict, "Exit 1 when kforge's verifier admits a trivial output on some problem");
   cmd->add_flag("--baseline", options->baseline,
                 "Also time each problem's PyTorch eager baseline, as `kforge eval` does");
   cmd->add_flag("--compile-baseline", options->compile_baseline,

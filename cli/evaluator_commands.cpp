@@ -31,12 +31,14 @@ void print_human(const eval::Verdict& v) {
     if (it == v.baselines.end()) continue;
     const auto& b = it->second;
     std::cout << "  " << name << ": ";
-    if (b.time_ms) std::cout << *b.time_ms << " ms" << (b.speedup ? ", speedup " + format_significant(*b.speedup, 4) + "x" : "");
-    else std::cout << "no time (" << b.error.substr(0, b.error.find('\n')) << "; the whole message is in --json)";
+    if (b.time_ms)
+      std::cout << *b.time_ms << " ms" << (b.speedup ? ", speedup " + format_significant(*b.speedup, 4) + "x" : "");
+    else
+      std::cout << "no time (" << b.error.substr(0, b.error.find('\n')) << "; the whole message is in --json)";
     if (b.peak) std::cout << ", " << eval::percent_of_bound(*b.peak);
     if (name != "eager" && b.time_ms)
-      std::cout << " (compiled in " << format_significant(b.compile_s, 3) << " s" << (b.compile_cached ? ", cached" : "")
-                << ", outside the timings)";
+      std::cout << " (compiled in " << format_significant(b.compile_s, 3) << " s"
+                << (b.compile_cached ? ", cached" : "") << ", outside the timings)";
     std::cout << "\n";
   }
   if (v.roofline) {
@@ -48,15 +50,17 @@ void print_human(const eval::Verdict& v) {
     if (!v.roofline->error.empty()) std::cout << "  " << v.roofline->error << "\n";
   }
   if (v.peak)
-    std::cout << "fraction of peak: " << eval::percent_of_bound(*v.peak) << " (" << format_significant(v.peak->achieved_gbps, 4)
-              << " GB/s, " << format_significant(v.peak->achieved_tflops, 4) << " TFLOP/s achieved)\n";
+    std::cout << "fraction of peak: " << eval::percent_of_bound(*v.peak) << " ("
+              << format_significant(v.peak->achieved_gbps, 4) << " GB/s, "
+              << format_significant(v.peak->achieved_tflops, 4) << " TFLOP/s achieved)\n";
   if (!v.flags.empty()) {
     std::cout << "flags:";
     for (const auto& f : v.flags) std::cout << " " << f;
     std::cout << "\n";
   }
   std::cout << "compile: " << v.compile_s << " s, evaluation: " << v.eval_s << " s\n";
-  if (v.kind == eval::VerdictKind::compile_error && !v.compiler_output.empty()) std::cout << "compiler output:\n" << v.compiler_output;
+  if (v.kind == eval::VerdictKind::compile_error && !v.compiler_output.empty())
+    std::cout << "compiler output:\n" << v.compiler_output;
 }
 
 }  // namespace
@@ -65,12 +69,15 @@ void add_evaluator_commands(CLI::App& app, Registry& registry) {
   auto args = std::make_shared<EvalArgs>();
   auto* ev = app.add_subcommand("eval", "Compile a candidate kernel and judge it against a KernelBench-format problem");
   ev->add_option("--problem", args->problem, "KernelBench-format problem file (.py)")->required();
-  ev->add_option("--candidate", args->candidate, "candidate source: .cu (cuda backend) or .cpp (host backend), or a KernelBench solution .py")->required();
+  ev->add_option("--candidate", args->candidate,
+                 "candidate source: .cu (cuda backend) or .cpp (host backend), or a KernelBench solution .py")
+      ->required();
   ev->add_option("--backend", args->backend, "cuda or host")->check(CLI::IsMember({"cuda", "host"}));
   ev->add_option("--precision", args->precision, "fp32, fp16 or bf16")->check(CLI::IsMember({"fp32", "fp16", "bf16"}));
   ev->add_option("--trials", args->trials, "correctness trials (at least 3)");
   ev->add_flag("--json", args->json, "print the verdict as JSON");
-  ev->add_option("--python", args->python, "python3 with torch for the oracle (default $KFORGE_PYTHON, else kforge's venv, else python3)");
+  ev->add_option("--python", args->python,
+                 "python3 with torch for the oracle (default $KFORGE_PYTHON, else kforge's venv, else python3)");
   ev->add_flag("--allow-vendor-libs", args->allow_vendor, "allow cuBLAS, cuDNN and other vendor libraries");
   ev->add_flag("--allow-reduced-precision", args->allow_reduced_precision,
                "fp32 problems: accept TF32/fp16/bf16 arithmetic (the precision trial's failure is only flagged)");
@@ -84,7 +91,8 @@ void add_evaluator_commands(CLI::App& app, Registry& registry) {
   ev->add_option("--compile-baseline", args->compile_baseline,
                  "also time torch.compile of the reference: auto (on on cuda, off on host), on or off")
       ->check(CLI::IsMember({"auto", "on", "off"}));
-  ev->add_option("--compile-mode", args->compile_mode, "torch.compile mode of the compile baseline: default or max-autotune")
+  ev->add_option("--compile-mode", args->compile_mode,
+                 "torch.compile mode of the compile baseline: default or max-autotune")
       ->check(CLI::IsMember({"default", "max-autotune"}));
   ev->add_option("--seed", args->seed,
                  "seed of the first trial, for an exact rerun (default: drawn per evaluation, in checks.seed)")
@@ -148,8 +156,10 @@ void add_evaluator_commands(CLI::App& app, Registry& registry) {
       std::cerr << "error: " << s.error().message << "\n";
       return s.error().code == "oracle.problem" ? kExitUsage : kExitHarness;
     }
-    if (sig->json) std::cout << s->to_json().dump(2) << "\n";
-    else std::cout << s->to_c_declaration();
+    if (sig->json)
+      std::cout << s->to_json().dump(2) << "\n";
+    else
+      std::cout << s->to_c_declaration();
     return kExitOk;
   });
 }

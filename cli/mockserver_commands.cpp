@@ -24,7 +24,8 @@ struct MockServerArgs {
 };
 
 int run_mock_server(const MockServerArgs& args) {
-  auto script = args.script_path.empty() ? Result<mock::Script>(mock::default_script()) : mock::load_script(args.script_path);
+  auto script =
+      args.script_path.empty() ? Result<mock::Script>(mock::default_script()) : mock::load_script(args.script_path);
   if (!script) {
     std::cerr << "kforge mock-server: " << script.error().message << "\n";
     return kExitUsage;
@@ -72,8 +73,11 @@ int run_mock_server(const MockServerArgs& args) {
 
 void add_mockserver_commands(CLI::App& app, Registry& registry) {
   auto args = std::make_shared<MockServerArgs>();
-  auto* cmd = app.add_subcommand("mock-server", "Run the scripted model server (OpenAI, Anthropic, Gemini APIs) for tests and demos");
-  cmd->add_option("--script", args->script_path, "Script file (JSON list of entries, or an object with a key rule and entries); default: the built-in demo script")
+  auto* cmd = app.add_subcommand("mock-server",
+                                 "Run the scripted model server (OpenAI, Anthropic, Gemini APIs) for tests and demos");
+  cmd->add_option("--script", args->script_path,
+                  "Script file (JSON list of entries, or an object with a key rule and entries); default: the built-in "
+                  "demo script")
       ->check(CLI::ExistingFile);
   cmd->add_option("--port", args->port, "Port to listen on; 0 picks a free one (printed, and written to --port-file)")
       ->check(CLI::Range(0, 65535));
@@ -83,7 +87,8 @@ void add_mockserver_commands(CLI::App& app, Registry& registry) {
   cmd->add_option("--threads", args->threads, "Worker threads (connections served at once)")
       ->check(CLI::Range(1, 4096))
       ->capture_default_str();
-  cmd->add_option("--seed", args->seed, "Seed of the draws among an entry's choices (same seed, same order of requests: same answers)")
+  cmd->add_option("--seed", args->seed,
+                  "Seed of the draws among an entry's choices (same seed, same order of requests: same answers)")
       ->capture_default_str();
   cmd->add_flag("--check", args->check_only, "Only validate the script and exit (0 valid, 2 invalid)");
   registry.on_run(cmd, [args] { return run_mock_server(*args); });

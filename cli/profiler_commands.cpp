@@ -91,8 +91,9 @@ int run_profile(const ProfileOptions& o) {
   auto trace = read_trace_dir(records_dir);
   if (!trace) return report(trace.error(), kExitHarness);
   if (trace->processes == 0) {
-    log::error("no records were written: the program never initialized CUDA, or the CUDA driver did not load the "
-               "injection library (is this a machine with an NVIDIA driver? does the program use the GPU?).");
+    log::error(
+        "no records were written: the program never initialized CUDA, or the CUDA driver did not load the "
+        "injection library (is this a machine with an NVIDIA driver? does the program use the GPU?).");
     return program_status != 0 ? kExitFailure : kExitHarness;
   }
   const Breakdown b = compute_breakdown(*trace, *rules, o.region_marker);
@@ -133,8 +134,7 @@ int run_project(const ProjectOptions& o) {
     nlohmann::json pj = nlohmann::json::parse(*text, nullptr, false);
     auto profile = breakdown_from_json(pj, path);
     if (!profile) return report(profile.error(), kExitUsage);
-    std::cout << "workload " << path << ": addressable fraction "
-              << (100.0 * profile->addressable_fraction) << "%\n";
+    std::cout << "workload " << path << ": addressable fraction " << (100.0 * profile->addressable_fraction) << "%\n";
     for (const auto& [config, problems] : corpus->configs) {
       if (!o.config.empty() && config != o.config) continue;
       const Projection p = project(*profile, *rules, problems, config);
@@ -158,8 +158,9 @@ void add_profiler_commands(CLI::App& app, Registry& registry) {
   CLI::App* profile = app.add_subcommand(
       "profile", "Run a program under the CUPTI injection library and break its GPU time down by kernel class");
   profile->add_option("--out", popts->out, "Where to write the profile JSON")->capture_default_str();
-  profile->add_option("--region-marker", popts->region_marker,
-                      "Name of the NVTX range (or kforge_region_begin/end marks) around the measured steps")
+  profile
+      ->add_option("--region-marker", popts->region_marker,
+                   "Name of the NVTX range (or kforge_region_begin/end marks) around the measured steps")
       ->capture_default_str();
   profile->add_option("--rules", popts->rules, "Kernel class rules (default: configs/kernel-classes.json)");
   profile->add_option("--inject-lib", popts->inject_lib, "Path of libkforge-cupti.so (default: next to kforge)");

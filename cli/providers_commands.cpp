@@ -37,8 +37,10 @@ int json_setup_failure(const std::string& message) {
   return kExitUsage;
 }
 
-nlohmann::json ask_json(const providers::ModelConfig& config, const providers::ProviderResult<providers::Reply>& result) {
-  nlohmann::json out = {{"config", config.name}, {"provider", to_string(config.provider)}, {"base_url", config.base_url}};
+nlohmann::json ask_json(const providers::ModelConfig& config,
+                        const providers::ProviderResult<providers::Reply>& result) {
+  nlohmann::json out = {
+      {"config", config.name}, {"provider", to_string(config.provider)}, {"base_url", config.base_url}};
   if (const auto* error = std::get_if<providers::ProviderError>(&result)) {
     out["ok"] = false;
     out["model"] = config.model;
@@ -97,8 +99,8 @@ int run_ask(const AskArgs& args) {
   if (const auto* error = std::get_if<providers::ProviderError>(&result)) {
     std::cerr << "kforge ask: provider error (" << to_string(error->kind);
     if (error->http_status) std::cerr << ", HTTP " << error->http_status;
-    std::cerr << ", " << error->attempts << " attempt" << (error->attempts == 1 ? "" : "s") << "): "
-              << secrets::redact(error->message) << "\n";
+    std::cerr << ", " << error->attempts << " attempt" << (error->attempts == 1 ? "" : "s")
+              << "): " << secrets::redact(error->message) << "\n";
     return kExitFailure;
   }
   const providers::Reply& reply = std::get<providers::Reply>(result);
@@ -111,8 +113,9 @@ int run_ask(const AskArgs& args) {
           << ", finish: " << reply.finish_reason << ", attempts: " << reply.attempts << ", latency: " << reply.latency_s
           << " s\n"
           << "reasoning: " << reply.reasoning.size() << " characters\n"
-          << "usage: input " << u.input_tokens << " (cached " << u.cached_input_tokens << "), output " << u.output_tokens
-          << ", reasoning " << u.reasoning_tokens << " tokens (split " << to_string(u.reasoning_source) << ")\n"
+          << "usage: input " << u.input_tokens << " (cached " << u.cached_input_tokens << "), output "
+          << u.output_tokens << ", reasoning " << u.reasoning_tokens << " tokens (split "
+          << to_string(u.reasoning_source) << ")\n"
           << "cost: " << money(reply.cost_usd) << " (prices per million tokens from " << args.config_path << ")\n";
   std::cout << secrets::redact(summary.str()) << std::flush;
   return kExitOk;
@@ -149,7 +152,8 @@ void add_provider_commands(CLI::App& app, Registry& registry) {
   auto ask = std::make_shared<AskArgs>();
   auto* ask_cmd = app.add_subcommand("ask", "Send one prompt to a model configuration; print answer, usage and cost");
   ask_cmd->add_option("--config", ask->config_path, "Model configuration file (configs/*.json)")->required();
-  ask_cmd->add_option("--base-url", ask->base_url, "Override the configuration's base_url (e.g. http://127.0.0.1:PORT/v1)");
+  ask_cmd->add_option("--base-url", ask->base_url,
+                      "Override the configuration's base_url (e.g. http://127.0.0.1:PORT/v1)");
   ask_cmd->add_option("--system", ask->system_prompt, "System prompt to send before the prompt");
   ask_cmd->add_flag("--no-stream", ask->no_stream, "Ask for a whole response instead of a stream");
   ask_cmd->add_flag("--json", ask->json,
@@ -161,7 +165,8 @@ void add_provider_commands(CLI::App& app, Registry& registry) {
   auto* configs = app.add_subcommand("configs", "Work with model configuration files");
   configs->require_subcommand(1);
   auto files = std::make_shared<std::vector<std::string>>();
-  auto* validate = configs->add_subcommand("validate", "Check configuration files; print every problem as file: field: reason");
+  auto* validate =
+      configs->add_subcommand("validate", "Check configuration files; print every problem as file: field: reason");
   validate->add_option("files", *files, "Configuration files")->required();
   registry.on_run(validate, [files] { return run_configs_validate(*files); });
 }

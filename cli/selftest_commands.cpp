@@ -16,13 +16,16 @@ struct SelftestArgs {
 
 void add_selftest_commands(CLI::App& app, Registry& registry) {
   auto args = std::make_shared<SelftestArgs>();
-  auto* st = app.add_subcommand("selftest", "Run the adversarial suite (attacks and honest candidates) through "
-                                            "the evaluator; exit 0 only when every case gets its expected verdict");
+  auto* st = app.add_subcommand("selftest",
+                                "Run the adversarial suite (attacks and honest candidates) through "
+                                "the evaluator; exit 0 only when every case gets its expected verdict");
   st->add_option("--backend", args->options.backend, "host or cuda (default host)")
       ->check(CLI::IsMember({"cuda", "host"}));
   st->add_flag("--json", args->json, "print the report as JSON instead of a table");
-  st->add_option("--suite", args->options.suite_dir, "folder holding cases.json (default <data dir>/tests/adversarial)");
-  st->add_option("--python", args->options.python, "python3 with torch for the oracle (default $KFORGE_PYTHON, else kforge's venv, else python3)");
+  st->add_option("--suite", args->options.suite_dir,
+                 "folder holding cases.json (default <data dir>/tests/adversarial)");
+  st->add_option("--python", args->options.python,
+                 "python3 with torch for the oracle (default $KFORGE_PYTHON, else kforge's venv, else python3)");
   st->add_option("--runner", args->options.runner_path, "kforge-runner to use (default: beside kforge)");
   st->add_option("--cache-dir", args->options.cache_dir, "compile cache folder (default ~/.cache/kforge)");
   st->add_option("--work-root", args->options.work_root, "where evaluation folders go (default /dev/shm)");

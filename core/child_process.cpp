@@ -6,9 +6,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <boost/process.hpp>
 #include <boost/process/extend.hpp>
-#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cmath>
@@ -60,8 +60,9 @@ Result<Prepared> prepare(const ChildCommand& command) {
   Prepared p;
   p.exe = find_executable(command.argv[0]);
   if (p.exe.empty()) {
-    return make_error("child.not_found", "cannot run " + command.argv[0] + ": no such program in PATH (check the "
-                                         "command name and PATH)");
+    return make_error("child.not_found", "cannot run " + command.argv[0] +
+                                             ": no such program in PATH (check the "
+                                             "command name and PATH)");
   }
   p.args.assign(command.argv.begin() + 1, command.argv.end());
   for (const auto& [k, v] : command.replace_environment ? command.env : environment_with(command.env)) p.env[k] = v;
@@ -117,7 +118,8 @@ Result<int> run_attached(const ChildCommand& command, bool ignore_interrupts) {
   std::error_code ec;
   bp::child child(bp::exe = p->exe, bp::args = p->args, p->env, bp::start_dir = p->workdir, p->cpu, ec);
   if (ec) return spawn_error(command, ec);
-  struct sigaction ignore {}, old_int {}, old_quit {};
+  struct sigaction ignore {
+  }, old_int{}, old_quit{};
   if (ignore_interrupts) {
     ignore.sa_handler = SIG_IGN;
     sigaction(SIGINT, &ignore, &old_int);
@@ -142,9 +144,9 @@ Result<CapturedRun> run_captured(const ChildCommand& command, double timeout_s, 
   std::error_code ec;
   bp::child child = capture == CaptureMode::stdout_and_stderr
                         ? bp::child(bp::exe = p->exe, bp::args = p->args, p->env, bp::start_dir = p->workdir, p->cpu,
-                                    group, bp::std_in < bp::null, (bp::std_out & bp::std_err) > out, StdioOnly{}, ec)
+                                    group, bp::std_in<bp::null, (bp::std_out & bp::std_err)> out, StdioOnly{}, ec)
                         : bp::child(bp::exe = p->exe, bp::args = p->args, p->env, bp::start_dir = p->workdir, p->cpu,
-                                    group, bp::std_in < bp::null, bp::std_out > out, StdioOnly{}, ec);
+                                    group, bp::std_in<bp::null, bp::std_out> out, StdioOnly{}, ec);
   if (ec) return spawn_error(command, ec);
   ::close(out.native_sink());  // the child holds the write end now
   out.assign_sink(-1);
@@ -191,14 +193,14 @@ struct BackgroundChild::Impl {
 BackgroundChild::BackgroundChild(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
 Result<std::unique_ptr<BackgroundChild>> BackgroundChild::start(const ChildCommand& command,
-                                                                 const std::string& stdout_path,
-                                                                 const std::string& stderr_path) {
+                                                                const std::string& stdout_path,
+                                                                const std::string& stderr_path) {
   auto p = prepare(command);
   if (!p) return p.error();
   std::error_code ec;
   auto impl = std::make_unique<Impl>();
   impl->child = bp::child(bp::exe = p->exe, bp::args = p->args, p->env, bp::start_dir = p->workdir, p->cpu,
-                          bp::std_in < bp::null, bp::std_out > stdout_path, bp::std_err > stderr_path, ec);
+                          bp::std_in<bp::null, bp::std_out> stdout_path, bp::std_err > stderr_path, ec);
   if (ec) return spawn_error(command, ec);
   return std::unique_ptr<BackgroundChild>(new BackgroundChild(std::move(impl)));
 }

@@ -29,8 +29,6 @@ std::string utc_timestamp(UtcFormat format, std::chrono::system_clock::time_poin
   return out;
 }
 
-double now_s() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
+double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
 }  // namespace kf

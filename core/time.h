@@ -11,7 +11,8 @@ enum class UtcFormat {
   clock,       // 13:45:01                 (log lines)
 };
 
-std::string utc_timestamp(UtcFormat format, std::chrono::system_clock::time_point when = std::chrono::system_clock::now());
+std::string utc_timestamp(UtcFormat format,
+                          std::chrono::system_clock::time_point when = std::chrono::system_clock::now());
 
 // Seconds on the steady clock (for durations and deadlines, never for dates).
 double now_s();

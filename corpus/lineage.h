@@ -22,10 +22,10 @@ struct RecordId {
 };
 
 struct Lineage {
-  std::string strategy;              // refine | best_of_n | beam | evolve (docs/campaigns.md)
-  int round = 0;                     // 1-based round of the search that asked for it
-  std::optional<int> island;         // evolve: the island the child belongs to
-  std::vector<RecordId> parents;     // the kernel(s) the prompt asked to improve; empty for a first turn
+  std::string strategy;                // refine | best_of_n | beam | evolve (docs/campaigns.md)
+  int round = 0;                       // 1-based round of the search that asked for it
+  std::optional<int> island;           // evolve: the island the child belongs to
+  std::vector<RecordId> parents;       // the kernel(s) the prompt asked to improve; empty for a first turn
   std::vector<RecordId> inspirations;  // other kernels shown with their figures (evolve); empty otherwise
 
   bool operator==(const Lineage&) const = default;

@@ -51,8 +51,7 @@ size_t parse_complete_lines(const std::string& text, const std::string& origin, 
   return pos;
 }
 
-Record* parse_line(std::string_view line, const std::string& origin, size_t line_no, Record& into,
-                   ReadDamage& damage) {
+Record* parse_line(std::string_view line, const std::string& origin, size_t line_no, Record& into, ReadDamage& damage) {
   auto j = nlohmann::json::parse(line, nullptr, false);
   if (j.is_discarded()) {
     damage.add({origin, line_no, "not JSON (a torn write?)"});
@@ -131,8 +130,10 @@ Result<uint64_t> stream_summaries(const std::string& path, uint64_t offset, cons
   return stream_lines(
       path, offset,
       [&](std::string_view line, size_t line_no, uint64_t) {
-        if (auto s = summarize_line(line)) each(*s, line);
-        else if (parse_line(line, path, line_no, record, damage)) each(RecordSummary::of(record), line);
+        if (auto s = summarize_line(line))
+          each(*s, line);
+        else if (parse_line(line, path, line_no, record, damage))
+          each(RecordSummary::of(record), line);
       },
       damage, count_torn);
 }
@@ -200,7 +201,8 @@ Result<Corpus> load(const std::string& dir) {
   for (const auto& name : c.files) {
     const std::string path = (fs::path(dir) / name).string();
     ReadDamage damage;
-    auto done = stream_file(path, path, 0, [&](Record&& r) { c.records.push_back(std::move(r)); }, damage, true);
+    auto done = stream_file(
+        path, path, 0, [&](Record&& r) { c.records.push_back(std::move(r)); }, damage, true);
     if (!done) return done.error();
     take_damage(c, path, std::move(damage));
   }
@@ -221,8 +223,10 @@ Result<Corpus> stream(const std::string& dir, const PlacedSummaryFn& each) {
         path, 0,
         [&](std::string_view line, size_t line_no, uint64_t at) {
           const RecordPlace place{static_cast<uint32_t>(fi), at, static_cast<uint32_t>(line.size())};
-          if (auto s = summarize_line(line)) each(*s, line, place);
-          else if (parse_line(line, path, line_no, record, damage)) each(RecordSummary::of(record), line, place);
+          if (auto s = summarize_line(line))
+            each(*s, line, place);
+          else if (parse_line(line, path, line_no, record, damage))
+            each(RecordSummary::of(record), line, place);
         },
         damage, true);
     if (!done) return done.error();

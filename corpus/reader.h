@@ -35,10 +35,10 @@ struct DamagedLine {
 
 struct Corpus {
   std::string dir;
-  std::vector<Record> records;        // file by file (evaluations.jsonl, then shards in order), in file order
-  std::vector<std::string> files;     // the corpus files read, relative to dir
-  std::vector<DamagedLine> damaged;   // complete lines that are not records (skipped)
-  int torn_tails = 0;                 // files whose last line had no newline yet (ignored)
+  std::vector<Record> records;       // file by file (evaluations.jsonl, then shards in order), in file order
+  std::vector<std::string> files;    // the corpus files read, relative to dir
+  std::vector<DamagedLine> damaged;  // complete lines that are not records (skipped)
+  int torn_tails = 0;                // files whose last line had no newline yet (ignored)
 };
 
 // The corpus files of a run folder (names relative to it), evaluations.jsonl first, then shards.
@@ -48,9 +48,9 @@ bool has_corpus(const std::string& dir);
 // Lines that could not be read while streaming: how many, and the first few by place.
 struct ReadDamage {
   static constexpr size_t kNamed = 5;
-  int64_t lines = 0;                // complete lines that are not records
-  std::vector<DamagedLine> first;   // the first kNamed of them
-  int torn_tails = 0;               // files whose last line had no newline yet (not counted in `lines`)
+  int64_t lines = 0;               // complete lines that are not records
+  std::vector<DamagedLine> first;  // the first kNamed of them
+  int torn_tails = 0;              // files whose last line had no newline yet (not counted in `lines`)
   void add(DamagedLine d) {
     ++lines;
     if (first.size() < kNamed) first.push_back(std::move(d));

@@ -94,20 +94,24 @@ std::vector<std::string> strings(const json& parent, const char* key, const std:
 }  // namespace
 
 json Claim::to_json() const {
+  // clang-format off
   json j = {{"compiled", opt(compiled)},     {"correct", opt(correct)},
             {"runtime_ms", opt(runtime_ms)}, {"baseline_ms", opt(baseline_ms)},
             {"speedup", opt(speedup)},       {"hardware", hardware},
             {"baseline_file", baseline_file}, {"raw", raw},
             {"model", model},                {"baseline_kind", baseline_kind},
             {"task_quality", task_quality},  {"task_quality_detail", task_quality_detail}};
+  // clang-format on
   json list = json::array();
   for (const auto& s : speedups)
     list.push_back({{"baseline", s.baseline}, {"speedup", s.speedup}, {"baseline_ms", opt(s.baseline_ms)}});
   j["speedups"] = list;
   if (reference)
+    // clang-format off
     j["reference"] = {{"path", reference->path},       {"sha256", reference->sha256},
                       {"origin", reference->origin},   {"differs", opt(reference->differs)},
                       {"summary", reference->summary}, {"changes", reference->changes}};
+  // clang-format on
   return j;
 }
 
@@ -116,17 +120,25 @@ json Claim::restated_json() const {
   json by_baseline = json::object();
   for (const auto& s : speedups) by_baseline[s.baseline] = s.speedup;
   if (speedups.empty() && speedup) by_baseline[kind] = *speedup;
+  // clang-format off
   return {{"compiled", opt(compiled)},   {"correct", opt(correct)}, {"runtime_ms", opt(runtime_ms)},
           {"baseline_ms", opt(baseline_ms)}, {"speedup", opt(speedup)}, {"hardware", hardware},
           {"model", model},             {"baseline_kind", kind},   {"speedups", by_baseline}};
+  // clang-format on
 }
 
 Claim Claim::from_restated_json(const json& j) {
   Claim c;
   if (!j.is_object()) return c;
-  auto flag = [&](const char* k) { return j.contains(k) && j[k].is_boolean() ? std::optional<bool>(j[k].get<bool>()) : std::nullopt; };
-  auto num = [&](const char* k) { return j.contains(k) && j[k].is_number() ? std::optional<double>(j[k].get<double>()) : std::nullopt; };
-  auto text = [&](const char* k) { return j.contains(k) && j[k].is_string() ? j[k].get<std::string>() : std::string(); };
+  auto flag = [&](const char* k) {
+    return j.contains(k) && j[k].is_boolean() ? std::optional<bool>(j[k].get<bool>()) : std::nullopt;
+  };
+  auto num = [&](const char* k) {
+    return j.contains(k) && j[k].is_number() ? std::optional<double>(j[k].get<double>()) : std::nullopt;
+  };
+  auto text = [&](const char* k) {
+    return j.contains(k) && j[k].is_string() ? j[k].get<std::string>() : std::string();
+  };
   c.compiled = flag("compiled");
   c.correct = flag("correct");
   c.runtime_ms = num("runtime_ms");
@@ -142,8 +154,12 @@ Claim Claim::from_restated_json(const json& j) {
 }
 
 json Environment::to_json() const {
-  return {{"kforge_version", kforge_version}, {"backend", backend}, {"gpu_name", gpu_name},
-          {"gpu_arch", gpu_arch},             {"torch", torch},     {"cuda", cuda}};
+  return {{"kforge_version", kforge_version},
+          {"backend", backend},
+          {"gpu_name", gpu_name},
+          {"gpu_arch", gpu_arch},
+          {"torch", torch},
+          {"cuda", cuda}};
 }
 
 std::string to_string(Kind k) {
@@ -168,7 +184,9 @@ json ProblemRef::to_json() const {
 }
 
 std::optional<ProblemRef> ProblemRef::salvage(const json& j) {
-  auto text = [&](const char* k) { return j.contains(k) && j[k].is_string() ? j[k].get<std::string>() : std::string(); };
+  auto text = [&](const char* k) {
+    return j.contains(k) && j[k].is_string() ? j[k].get<std::string>() : std::string();
+  };
   if (!j.is_object() || !j.contains("name") || !j["name"].is_string()) return std::nullopt;
   return ProblemRef{text("name"), text("file_hash"), text("category"), text("path")};
 }
@@ -211,16 +229,11 @@ std::optional<double> Claim::speedup_over(const std::string& baseline) const {
 bool Record::claimed_correct() const { return kind == Kind::imported && claim && claim->correct.value_or(false); }
 
 json Record::to_json() const {
-  json j = {{"schema", schema},
-            {"kind", to_string(kind)},
-            {"run_id", run_id},
-            {"session", session},
-            {"config", config},
-            {"provider", provider},
-            {"model", model},
-            {"problem", problem.to_json()},
-            {"sample", sample},
-            {"turn", turn}};
+  json j = {{"schema", schema}, {"kind", to_string(kind)},
+            {"run_id", run_id}, {"session", session},
+            {"config", config}, {"provider", provider},
+            {"model", model},   {"problem", problem.to_json()},
+            {"sample", sample}, {"turn", turn}};
   if (!shard.empty()) j["shard"] = shard;
   if (!candidate_format.empty()) j["candidate_format"] = candidate_format;
   if (lineage) j["lineage"] = lineage->to_json();
@@ -235,8 +248,9 @@ json Record::to_json() const {
     const ImportOrigin o = imported.value_or(ImportOrigin{});
     const Claim c = claim.value_or(Claim{});
     j["source"] = source_json(source);
-    j["imported"] = {{"run", o.run},   {"level", o.level}, {"problem_number", o.problem_number},
-                     {"file", o.file}, {"origin", o.origin}, {"format", o.format}, {"kinds", o.kinds}};
+    j["imported"] = {{"run", o.run},    {"level", o.level},   {"problem_number", o.problem_number},
+                     {"file", o.file},  {"origin", o.origin}, {"format", o.format},
+                     {"kinds", o.kinds}};
     j["claim"] = c.to_json();
     j["warnings"] = warnings;
     j["recorded_at"] = recorded_at;
@@ -246,9 +260,12 @@ json Record::to_json() const {
   j["cost_usd"] = cost_usd;
   if (kind == Kind::provider_failure) {
     const ProviderErrorInfo e = error.value_or(ProviderErrorInfo{});
-    j["error"] = {{"kind", e.kind},       {"cause", e.cause},
-                  {"message", e.message}, {"advice", e.advice},
-                  {"http_status", e.http_status}, {"attempts", e.attempts}};
+    j["error"] = {{"kind", e.kind},
+                  {"cause", e.cause},
+                  {"message", e.message},
+                  {"advice", e.advice},
+                  {"http_status", e.http_status},
+                  {"attempts", e.attempts}};
   } else {
     if (reply)
       j["reply"] = {{"path", reply->path},
@@ -309,9 +326,13 @@ Result<Record> Record::from_json(const json& j) {
     r.cost_usd = f.number("cost_usd");
     if (f.has("reply")) {
       Fields x = f.object("reply");
-      r.reply = ReplyRef{x.str("path"),  x.str("finish_reason"), x.str("model_reported"),
-                         static_cast<int>(x.integer("attempts")), x.number("latency_s"),
-                         x.integer("answer_chars"), x.integer("reasoning_chars")};
+      r.reply = ReplyRef{x.str("path"),
+                         x.str("finish_reason"),
+                         x.str("model_reported"),
+                         static_cast<int>(x.integer("attempts")),
+                         x.number("latency_s"),
+                         x.integer("answer_chars"),
+                         x.integer("reasoning_chars")};
     }
     r.extraction = f.str("extraction");
     if (f.has("source")) {
@@ -337,8 +358,11 @@ Result<Record> Record::from_json(const json& j) {
     r.recorded_at = f.str("recorded_at");
     if (r.kind == Kind::provider_failure && f.has("error")) {
       Fields e = f.object("error");
-      r.error = ProviderErrorInfo{e.str("kind"),   e.str("cause"), e.str("message"),
-                                  e.str("advice"), static_cast<int>(e.integer("http_status")),
+      r.error = ProviderErrorInfo{e.str("kind"),
+                                  e.str("cause"),
+                                  e.str("message"),
+                                  e.str("advice"),
+                                  static_cast<int>(e.integer("http_status")),
                                   static_cast<int>(e.integer("attempts"))};
     }
     if (r.kind == Kind::imported) {
@@ -379,9 +403,10 @@ Result<Record> Record::from_json(const json& j) {
       }
       if (c.has("reference")) {
         Fields rf = c.object("reference");
-        claim.reference = ClaimReference{rf.str("path"),        rf.str("sha256"),  rf.str("origin"),
-                                         rf.boolean("differs"), rf.str("summary"),
-                                         strings(claim_json["reference"], "changes", "claim.reference.changes")};
+        claim.reference =
+            ClaimReference{rf.str("path"),    rf.str("sha256"),
+                           rf.str("origin"),  rf.boolean("differs"),
+                           rf.str("summary"), strings(claim_json["reference"], "changes", "claim.reference.changes")};
       }
       r.claim = std::move(claim);
       if (f.has("warnings")) {

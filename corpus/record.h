@@ -10,8 +10,8 @@
 #include <nlohmann/json.hpp>
 
 #include "core/result.h"
-#include "corpus/token_usage.h"
 #include "corpus/lineage.h"
+#include "corpus/token_usage.h"
 #include "verdict/verdict.h"
 
 namespace kf::corpus {
@@ -43,7 +43,7 @@ struct ProblemRef {
   std::string name;       // file stem, e.g. 19_ReLU
   std::string file_hash;  // sha256 of the file
   std::string category;
-  std::string path;       // absolute
+  std::string path;  // absolute
   // A record's "problem" object, which reverify.json repeats (agent/claims/reverify_results.h).
   nlohmann::json to_json() const;
   // Read tolerantly (a field of another type reads as ""); nullopt when it has no name.
@@ -83,11 +83,11 @@ struct Environment {
 
 // Where an imported solution came from: a KernelBench run folder (or a single file).
 struct ImportOrigin {
-  std::string run;        // the source run's name (its folder name, or --name)
-  int level = 0;          // KernelBench level
-  int problem_number = 0; // the problem's number in that level (the prefix of its file name)
-  std::string file;       // the solution's file name in the run, e.g. level_1_problem_19_sample_0_kernel.py
-  std::string origin;     // absolute path of that file when it was imported
+  std::string run;         // the source run's name (its folder name, or --name)
+  int level = 0;           // KernelBench level
+  int problem_number = 0;  // the problem's number in that level (the prefix of its file name)
+  std::string file;        // the solution's file name in the run, e.g. level_1_problem_19_sample_0_kernel.py
+  std::string origin;      // absolute path of that file when it was imported
   // The release format it was read from: kernelbench-run (level_<L>_problem_<P>_sample_<S>_kernel.py),
   // kernelbench-run-v2 (problem_<P>_kernel.py + detailed_results.json), cuda-l1, kernelbench-leaderboard.
   std::string format;
@@ -107,11 +107,11 @@ struct ClaimedSpeedup {
 // The reference problem a claim was made against, as the release shipped it, and how it compares with the
 // dataset's problem of the same level and number (agent/claims/reference_drift.h).
 struct ClaimReference {
-  std::string path;    // companion copy, relative to the corpus folder
+  std::string path;  // companion copy, relative to the corpus folder
   std::string sha256;
-  std::string origin;  // where the release keeps it
-  std::optional<bool> differs;  // nullopt: not compared
-  std::string summary;          // one line: what differs ("" when the same)
+  std::string origin;                // where the release keeps it
+  std::optional<bool> differs;       // nullopt: not compared
+  std::string summary;               // one line: what differs ("" when the same)
   std::vector<std::string> changes;  // computation, sizes, inputs, init (agent/claims/reference_drift.h)
 };
 
@@ -120,15 +120,15 @@ struct ClaimReference {
 struct Claim {
   std::optional<bool> compiled;
   std::optional<bool> correct;
-  std::optional<double> runtime_ms;   // the run's measured time of the solution
-  std::optional<double> baseline_ms;  // the baseline file's mean for the problem
-  std::optional<double> speedup;      // baseline_ms / runtime_ms
-  std::string hardware;               // as the run or baseline named it; "" when unknown
-  std::string baseline_file;          // the baseline timing file used; "" without one
-  nlohmann::json raw;                 // the run's entry as read (strings and arrays bounded); null without one
-  std::string model;                  // the model the release names; "" when it names none
-  std::string baseline_kind;          // what `speedup` is measured over; "" in records before it was kept (eager)
-  std::vector<ClaimedSpeedup> speedups;  // every speedup claimed, over each baseline (`speedup` among them)
+  std::optional<double> runtime_ms;         // the run's measured time of the solution
+  std::optional<double> baseline_ms;        // the baseline file's mean for the problem
+  std::optional<double> speedup;            // baseline_ms / runtime_ms
+  std::string hardware;                     // as the run or baseline named it; "" when unknown
+  std::string baseline_file;                // the baseline timing file used; "" without one
+  nlohmann::json raw;                       // the run's entry as read (strings and arrays bounded); null without one
+  std::string model;                        // the model the release names; "" when it names none
+  std::string baseline_kind;                // what `speedup` is measured over; "" in records before it was kept (eager)
+  std::vector<ClaimedSpeedup> speedups;     // every speedup claimed, over each baseline (`speedup` among them)
   std::optional<ClaimReference> reference;  // the release's own reference, when it ships one
   // kforge's audit of the problem (`kforge import --audit`): "degenerate" (a trivial output is itself
   // correct), "fooled" (KernelBench's check accepts a wrong trivial output), "" (not audited or clean).
@@ -175,14 +175,14 @@ struct Record {
   TokenUsage usage;
   double cost_usd = 0;
   std::optional<ReplyRef> reply;
-  std::string extraction;             // ok | no_code_block | no_kf_forward
+  std::string extraction;  // ok | no_code_block | no_kf_forward
   std::optional<SourceRef> source;
   std::optional<eval::Verdict> verdict;  // `kforge eval --json` (docs/evaluator.md), or no_code; absent: null
   std::string feedback;
   std::optional<Environment> environment;
   std::optional<EvaluatorRef> evaluator;
-  std::string started_at, recorded_at;  // the model call was sent; the record was written
-  std::optional<double> queue_wait_s;     // the call's wait for a concurrency slot before started_at
+  std::string started_at, recorded_at;     // the model call was sent; the record was written
+  std::optional<double> queue_wait_s;      // the call's wait for a concurrency slot before started_at
   std::optional<ProviderErrorInfo> error;  // provider_failure
 
   // unit_done

@@ -17,15 +17,9 @@ T num(const json& j, const char* key, T fallback) {
 }  // namespace
 
 json ReplyDocument::to_json() const {
-  json j = {{"answer", answer},
-            {"reasoning", reasoning},
-            {"finish_reason", finish_reason},
-            {"model", model},
-            {"usage", usage.to_json()},
-            {"cost_usd", cost_usd},
-            {"attempts", attempts},
-            {"latency_s", latency_s},
-            {"sent_at", sent_at}};
+  json j = {{"answer", answer},     {"reasoning", reasoning},   {"finish_reason", finish_reason},
+            {"model", model},       {"usage", usage.to_json()}, {"cost_usd", cost_usd},
+            {"attempts", attempts}, {"latency_s", latency_s},   {"sent_at", sent_at}};
   if (queue_wait_s) j["queue_wait_s"] = *queue_wait_s;
   return j;
 }
@@ -44,7 +38,8 @@ std::optional<ReplyDocument> ReplyDocument::parse(const std::string& text) {
   r.attempts = num<int>(doc, "attempts", 1);
   r.latency_s = num<double>(doc, "latency_s", 0.0);
   r.sent_at = str(doc, "sent_at");
-  if (doc.contains("queue_wait_s") && doc["queue_wait_s"].is_number()) r.queue_wait_s = doc["queue_wait_s"].get<double>();
+  if (doc.contains("queue_wait_s") && doc["queue_wait_s"].is_number())
+    r.queue_wait_s = doc["queue_wait_s"].get<double>();
   return r;
 }
 
@@ -58,8 +53,8 @@ TokenUsage token_usage(const providers::Usage& u) {
 
 ReplyDocument ReplyDocument::from_reply(const providers::Reply& r, std::string sent_at,
                                         std::optional<double> queue_wait_s) {
-  return {r.answer,     r.reasoning, r.finish_reason,       r.model, token_usage(r.usage), r.cost_usd,
-          r.attempts,   r.latency_s, std::move(sent_at), queue_wait_s};
+  return {r.answer,   r.reasoning, r.finish_reason,    r.model,     token_usage(r.usage), r.cost_usd,
+          r.attempts, r.latency_s, std::move(sent_at), queue_wait_s};
 }
 
 providers::Reply ReplyDocument::to_reply() const {
@@ -84,7 +79,12 @@ providers::Reply ReplyDocument::to_reply() const {
 }
 
 ReplyRef ReplyDocument::ref(const std::string& path) const {
-  return {path,      finish_reason, model, attempts, latency_s, static_cast<int64_t>(answer.size()),
+  return {path,
+          finish_reason,
+          model,
+          attempts,
+          latency_s,
+          static_cast<int64_t>(answer.size()),
           static_cast<int64_t>(reasoning.size())};
 }
 

@@ -93,12 +93,26 @@ class Scanner {
       if (p_ >= end_) return false;
       const char e = *p_++;
       switch (e) {
-        case '"': case '\\': case '/': if (out) out->push_back(e); break;
-        case 'b': if (out) out->push_back('\b'); break;
-        case 'f': if (out) out->push_back('\f'); break;
-        case 'n': if (out) out->push_back('\n'); break;
-        case 'r': if (out) out->push_back('\r'); break;
-        case 't': if (out) out->push_back('\t'); break;
+        case '"':
+        case '\\':
+        case '/':
+          if (out) out->push_back(e);
+          break;
+        case 'b':
+          if (out) out->push_back('\b');
+          break;
+        case 'f':
+          if (out) out->push_back('\f');
+          break;
+        case 'n':
+          if (out) out->push_back('\n');
+          break;
+        case 'r':
+          if (out) out->push_back('\r');
+          break;
+        case 't':
+          if (out) out->push_back('\t');
+          break;
         case 'u':
           for (int i = 0; i < 4; ++i, ++p_)
             if (p_ >= end_ || !std::isxdigit(static_cast<unsigned char>(*p_))) return false;
@@ -122,7 +136,8 @@ class Scanner {
     const char* start = p_;
     if (p_ < end_ && *p_ == '-') ++p_;
     if (p_ >= end_ || !digit(*p_)) return false;
-    if (*p_ == '0') ++p_;
+    if (*p_ == '0')
+      ++p_;
     else
       p_ = digits_end(p_, end_);
     bool is_int = true;

@@ -56,7 +56,8 @@ Result<std::unique_ptr<Writer>> Writer::open(const std::string& dir, const std::
 Status Writer::repair_torn_tail() {
   const std::string file = (fs::path(dir_) / file_).string();
   struct stat st {};
-  if (::fstat(lock_fd_, &st) != 0) return make_error("corpus.read", "cannot stat '" + file + "': " + std::strerror(errno));
+  if (::fstat(lock_fd_, &st) != 0)
+    return make_error("corpus.read", "cannot stat '" + file + "': " + std::strerror(errno));
   const auto size = static_cast<uint64_t>(st.st_size);
   if (size == 0) return ok_status();
   // The last newline, read backwards in blocks.
@@ -78,7 +79,8 @@ Status Writer::repair_torn_tail() {
   const uint64_t keep = last_newline ? *last_newline + 1 : 0;
   if (keep == size) return ok_status();
   std::string fragment(size - keep, '\0');
-  if (::pread(lock_fd_, fragment.data(), fragment.size(), static_cast<off_t>(keep)) != static_cast<ssize_t>(fragment.size()))
+  if (::pread(lock_fd_, fragment.data(), fragment.size(), static_cast<off_t>(keep)) !=
+      static_cast<ssize_t>(fragment.size()))
     return make_error("corpus.read", "cannot read '" + file + "': " + std::strerror(errno));
   std::string stamp = utc_now_iso();
   for (char& c : stamp)
@@ -91,9 +93,10 @@ Status Writer::repair_torn_tail() {
                                            w.error().message + "); free disk space and rerun");
   if (::ftruncate(lock_fd_, static_cast<off_t>(keep)) != 0 || ::fsync(lock_fd_) != 0)
     return make_error("corpus.repair", "cannot cut the torn record off '" + file + "': " + std::strerror(errno));
-  log::warn("corpus " + file + " ended with a torn record (" + std::to_string(fragment.size()) +
-            " bytes of an interrupted write, e.g. a full disk or a kill): cut off before appending, its bytes kept in " +
-            (fs::path(dir_) / rel).string());
+  log::warn(
+      "corpus " + file + " ended with a torn record (" + std::to_string(fragment.size()) +
+      " bytes of an interrupted write, e.g. a full disk or a kill): cut off before appending, its bytes kept in " +
+      (fs::path(dir_) / rel).string());
   return ok_status();
 }
 
@@ -118,7 +121,8 @@ Result<std::string> Writer::write_companion(const std::string& subdir, const std
   const std::string rel = subdir + "/" + name;
   std::error_code ec;
   fs::create_directories(fs::path(dir_) / subdir, ec);
-  if (ec) return make_error("corpus.mkdir", "cannot create '" + (fs::path(dir_) / subdir).string() + "': " + ec.message());
+  if (ec)
+    return make_error("corpus.mkdir", "cannot create '" + (fs::path(dir_) / subdir).string() + "': " + ec.message());
   if (auto st = write_file_atomic((fs::path(dir_) / rel).string(), text); !st) return st.error();
   return rel;
 }

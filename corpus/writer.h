@@ -20,8 +20,7 @@ class Writer {
   // `wait_s`: how long a busy file is waited for before the refusal (a requeued Slurm task may start while
   // the previous run of its shard still records what was in flight after SIGTERM).
   static Result<std::unique_ptr<Writer>> open(const std::string& dir,
-                                              const std::string& file_name = "evaluations.jsonl",
-                                              double wait_s = 0);
+                                              const std::string& file_name = "evaluations.jsonl", double wait_s = 0);
   // Secrets are redacted from the serialized record before it is written (model text can quote anything).
   Status append(const Record& record);
   // Writes a companion file atomically (creating DIR/SUBDIR when missing); returns its path relative to DIR.

@@ -58,20 +58,22 @@ std::string first_error_lines(const std::string& output) {
 std::optional<CompileFailure> refuse_library(const std::string& path, bool allow_vendor_libs, const std::string& what) {
   std::error_code size_ec;
   if (const auto size = fs::file_size(path, size_ec); !size_ec && size > kMaxLibraryBytes)
-    return CompileFailure{VerdictKind::rejected,
-                          {{"rejected.library_too_large",
-                            what + " is " + std::to_string(size >> 20) + " MiB, more than the " +
-                                std::to_string(kMaxLibraryBytes >> 20) +
-                                " MiB a candidate may take (large initialised arrays? allocate and fill buffers at run "
-                                "time instead)"}}};
+    return CompileFailure{
+        VerdictKind::rejected,
+        {{"rejected.library_too_large",
+          what + " is " + std::to_string(size >> 20) + " MiB, more than the " + std::to_string(kMaxLibraryBytes >> 20) +
+              " MiB a candidate may take (large initialised arrays? allocate and fill buffers at run "
+              "time instead)"}}};
   auto vendors = vendor_libraries_used(path);
-  if (!vendors.ok()) return CompileFailure{VerdictKind::compile_error, {{"compile_error.bad_library", vendors.error().message}}};
+  if (!vendors.ok())
+    return CompileFailure{VerdictKind::compile_error, {{"compile_error.bad_library", vendors.error().message}}};
   if (vendors->empty() || allow_vendor_libs) return std::nullopt;
   std::string names;
   for (const auto& v : *vendors) names += (names.empty() ? "" : ", ") + v;
-  return CompileFailure{VerdictKind::rejected,
-                        {{"rejected.vendor_library", what + " uses vendor libraries (" + names +
-                                                         "), which this evaluation does not allow (--allow-vendor-libs)"}}};
+  return CompileFailure{
+      VerdictKind::rejected,
+      {{"rejected.vendor_library",
+        what + " uses vendor libraries (" + names + "), which this evaluation does not allow (--allow-vendor-libs)"}}};
 }
 
 std::string default_cache_dir() {
@@ -86,8 +88,9 @@ std::vector<std::string> Compiler::flags() const {
   if (config_.backend == Backend::cuda) {
     std::string arch = config_.gpu_arch.empty() ? "sm_90a" : config_.gpu_arch;
     std::string compute = "compute_" + arch.substr(arch.find('_') + 1);
-    return {"-O3", "-std=c++17", "-gencode=arch=" + compute + ",code=" + arch, "-shared", "-Xcompiler", "-fPIC",
-            "-cudart", "shared", "-I" + config_.header_dir};
+    return {"-O3",     "-std=c++17", "-gencode=arch=" + compute + ",code=" + arch,
+            "-shared", "-Xcompiler", "-fPIC",
+            "-cudart", "shared",     "-I" + config_.header_dir};
   }
   return {"-O3", "-std=c++17", "-shared", "-fPIC", "-I" + config_.header_dir};
 }
@@ -111,20 +114,20 @@ Compiled Compiler::compile(const std::string& source_path) {
   bool is_cuda = ext == ".cu";
   bool is_host = ext == ".cpp" || ext == ".cc" || ext == ".cxx";
   if ((config_.backend == Backend::cuda && !is_cuda) || (config_.backend == Backend::host && !is_host)) {
-    c.failure = failure_verdict(source_path, VerdictKind::harness_error,
-                                {{"usage.candidate_kind", "candidate " + source_path + " does not fit the " +
-                                                              to_string(config_.backend) +
-                                                              " backend: cuda takes a .cu file, host a .cpp file (either takes a KernelBench "
-                                                              "solution .py)"}},
-                                "", 0);
+    c.failure = failure_verdict(
+        source_path, VerdictKind::harness_error,
+        {{"usage.candidate_kind", "candidate " + source_path + " does not fit the " + to_string(config_.backend) +
+                                      " backend: cuda takes a .cu file, host a .cpp file (either takes a KernelBench "
+                                      "solution .py)"}},
+        "", 0);
     return c;
   }
   auto source = read_file(source_path);
   if (!source.ok()) {
-    c.failure = failure_verdict(source_path, VerdictKind::harness_error,
-                                {{"usage.candidate_unreadable", "cannot read candidate " + source_path + ": " +
-                                                                    source.error().message}},
-                                "", 0);
+    c.failure = failure_verdict(
+        source_path, VerdictKind::harness_error,
+        {{"usage.candidate_unreadable", "cannot read candidate " + source_path + ": " + source.error().message}}, "",
+        0);
     return c;
   }
   auto header = read_file(config_.header_dir + "/kforge.h");
@@ -155,10 +158,10 @@ Compiled Compiler::compile(const std::string& source_path) {
   // Private folder per job: the compiler sees the candidate and the toolchain, nothing of kforge's.
   std::string tmpl = (fs::temp_directory_path() / "kforge-compile-XXXXXX").string();
   if (!mkdtemp(tmpl.data())) {
-    c.failure = failure_verdict(source_path, VerdictKind::harness_error,
-                                {{"harness.compile_tmp", "cannot create a private compile folder under " +
-                                                             fs::temp_directory_path().string()}},
-                                "", 0);
+    c.failure = failure_verdict(
+        source_path, VerdictKind::harness_error,
+        {{"harness.compile_tmp", "cannot create a private compile folder under " + fs::temp_directory_path().string()}},
+        "", 0);
     return c;
   }
   fs::path work = tmpl;
@@ -190,8 +193,8 @@ Compiled Compiler::compile(const std::string& source_path) {
   CompileCacheEntry entry;
   if (!job.ok()) {
     fs::remove_all(work, ec);
-    c.failure = failure_verdict(source_path, VerdictKind::harness_error, {{"harness.compile_launch", job.error().message}}, "",
-                                now_s() - t0);
+    c.failure = failure_verdict(source_path, VerdictKind::harness_error,
+                                {{"harness.compile_launch", job.error().message}}, "", now_s() - t0);
     return c;
   }
   std::string output = job->stdout_text + job->stderr_text;

@@ -16,8 +16,8 @@ namespace kf::eval {
 
 struct CompilerConfig {
   Backend backend = Backend::host;
-  std::string cuda_home;   // toolkit root
-  std::string gpu_arch;    // "sm_90a"; required for cuda
+  std::string cuda_home;  // toolkit root
+  std::string gpu_arch;   // "sm_90a"; required for cuda
   std::string cache_dir;
   std::string header_dir;  // folder holding kforge.h
   double timeout_s = 300;

@@ -11,8 +11,10 @@ DeviceState device_state(const nlohmann::json& oracle_answer, bool runner_tree_e
   const std::optional<bool> device =
       c != s.record.end() && c->is_boolean() ? std::optional<bool>(c->get<bool>()) : std::nullopt;
   // A surviving process of the runner is dirt whatever the device says; otherwise the device decides.
-  if (!runner_tree_empty) s.clean = false;
-  else s.clean = device.value_or(true);
+  if (!runner_tree_empty)
+    s.clean = false;
+  else
+    s.clean = device.value_or(true);
   if (!device && runner_tree_empty && s.record.value("checked", "") != "host") s.record["device_unverified"] = true;
   s.record["clean"] = *s.clean;
   return s;

@@ -4,8 +4,8 @@
 
 #include <algorithm>
 #include <cstring>
-#include <string_view>
 #include <set>
+#include <string_view>
 
 #include "core/files.h"
 #include "evaluator/compile.h"
@@ -22,8 +22,8 @@ struct VendorLib {
 // cublasLt before cublas: the more specific name wins.
 constexpr VendorLib kVendors[] = {
     {"cublasLt", "libcublasLt", "cublasLt"}, {"cublas", "libcublas", "cublas"}, {"cudnn", "libcudnn", "cudnn"},
-    {"cufft", "libcufft", "cufft"},           {"curand", "libcurand", "curand"}, {"cusparse", "libcusparse", "cusparse"},
-    {"cusolver", "libcusolver", "cusolver"},  {"nccl", "libnccl", "nccl"},
+    {"cufft", "libcufft", "cufft"},          {"curand", "libcurand", "curand"}, {"cusparse", "libcusparse", "cusparse"},
+    {"cusolver", "libcusolver", "cusolver"}, {"nccl", "libnccl", "nccl"},
 };
 
 template <class T>

@@ -12,8 +12,7 @@ JobFolder::~JobFolder() {
   sandbox::remove_owned_folder(dir);
 }
 
-EvaluationContext::EvaluationContext(const std::string& problem_path, const std::string& key,
-                                     const Compiled& candidate)
+EvaluationContext::EvaluationContext(const std::string& problem_path, const std::string& key, const Compiled& candidate)
     : problem(problem_path),
       problem_key(key),
       compiled(candidate),

@@ -54,7 +54,7 @@ struct EvaluationContext {
   uint64_t seed = 0;
   nlohmann::json seeds = nlohmann::json::array();
   std::optional<TimingPlan> plan;  // only when the candidate is timed
-  bool varying_shapes = false;  // the problem's shapes depend on the seed (trial records show them)
+  bool varying_shapes = false;     // the problem's shapes depend on the seed (trial records show them)
 
   // The runner and what the judge needs to know about it.
   RunnerSession runner;

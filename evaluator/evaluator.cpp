@@ -66,7 +66,8 @@ Result<std::unique_ptr<Evaluator>> Evaluator::create(const EvaluatorOptions& opt
   auto& o = impl->opt;
   if (o.precision != "fp32" && o.precision != "fp16" && o.precision != "bf16")
     return make_error("usage.precision", "unknown precision '" + o.precision + "': use fp32, fp16 or bf16");
-  if (o.trials < 3) return make_error("usage.trials", "--trials must be at least 3 (got " + std::to_string(o.trials) + ")");
+  if (o.trials < 3)
+    return make_error("usage.trials", "--trials must be at least 3 (got " + std::to_string(o.trials) + ")");
   if (o.baseline != "eager" && o.baseline != "compile")
     return make_error("usage.baseline", "unknown baseline '" + o.baseline + "': use eager or compile");
   if (o.compile_baseline != "auto" && o.compile_baseline != "on" && o.compile_baseline != "off")
@@ -98,8 +99,8 @@ Result<std::unique_ptr<Evaluator>> Evaluator::create(const EvaluatorOptions& opt
   }
   std::string script = data_path("evaluator/oracle/oracle.py");
   if (!fs::exists(script))
-    return make_error("harness.oracle_missing", "the oracle script " + script +
-                                                    " is missing (set KFORGE_DATA_DIR to kforge's data folder)");
+    return make_error("harness.oracle_missing",
+                      "the oracle script " + script + " is missing (set KFORGE_DATA_DIR to kforge's data folder)");
   auto oracle_dir = sandbox::make_owned_folder(o.work_root, "kforge-oracle");
   if (!oracle_dir) return make_error("harness.work_root", oracle_dir.error().message);
   impl->oracle_log = *oracle_dir + "/oracle.log";
@@ -233,7 +234,8 @@ Result<Roofline> Evaluator::roofline(const std::string& problem_path) {
   auto l = impl_->load(problem_path);
   if (!l.ok()) return l.error();
   nlohmann::json seeds = nlohmann::json::array();
-  for (int k = 0; k < impl_->opt.trials; ++k) seeds.push_back(impl_->opt.seed.value_or(kAuditSeed) + static_cast<uint64_t>(k));
+  for (int k = 0; k < impl_->opt.trials; ++k)
+    seeds.push_back(impl_->opt.seed.value_or(kAuditSeed) + static_cast<uint64_t>(k));
   return impl_->problem_roofline(impl_->problem_key(problem_path), seeds);
 }
 
@@ -265,7 +267,8 @@ Result<BaselineTiming> Evaluator::time_baseline(const std::string& problem_path,
   t.rounds = r->summary.rounds.value_or(0);
   t.noise = r->summary.noise.value_or(0);
   nlohmann::json seeds = nlohmann::json::array();
-  for (int k = 0; k < impl_->opt.trials; ++k) seeds.push_back(impl_->opt.seed.value_or(kAuditSeed) + static_cast<uint64_t>(k));
+  for (int k = 0; k < impl_->opt.trials; ++k)
+    seeds.push_back(impl_->opt.seed.value_or(kAuditSeed) + static_cast<uint64_t>(k));
   if (!impl_->opt.roofline) return t;
   if (auto rl = impl_->problem_roofline(key, seeds); rl.ok() && rl->error.empty())
     t.peak = fraction_of_peak(rl->work, rl->peaks, t.median_ms, impl_->opt.allow_reduced_precision);

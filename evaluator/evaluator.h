@@ -43,13 +43,13 @@ struct EvaluatorOptions {
   // The GPU(s) this evaluator's oracle and runners see (CUDA_VISIBLE_DEVICES, e.g. "2" or a GPU UUID);
   // empty: inherited from kforge's environment. One evaluator per GPU pins each one (EvaluatorPool).
   std::string cuda_visible_devices;
-  std::string runner_path;         // empty: $KFORGE_RUNNER, else kforge-runner beside the running binary
+  std::string runner_path;  // empty: $KFORGE_RUNNER, else kforge-runner beside the running binary
   // How far the cuda runner is isolated (docs/sandbox.md): full | shared-pid | none.
   // Empty: $KFORGE_CUDA_RUNNER_ISOLATION, else the default there.
   std::string cuda_runner_isolation;
   double compile_timeout_s = 300;
-  double runner_timeout_s = 120;   // whole runner lifetime for one evaluation
-  double oracle_timeout_s = 600;   // one oracle request (loading a big problem may take a while)
+  double runner_timeout_s = 120;  // whole runner lifetime for one evaluation
+  double oracle_timeout_s = 600;  // one oracle request (loading a big problem may take a while)
   // Trusted timing (docs/evaluator.md, "Timing"): rounds of calls over distinct buffer slots, timed by the
   // supervisor's clock; a round's calls = slots, sized from the baseline's time so that a round lasts about
   // round_target_ms (memory permitting). Timing stops once the median's relative standard error is at most
@@ -65,7 +65,7 @@ struct EvaluatorOptions {
   // rounds and in some evaluations most of them; at 5 ms rounds that moved a 0.35 ms kernel's median by 3.7%
   // in one of five evaluations on the H200 (docs/evaluator.md, "Timing").
   double round_target_ms = 20;
-  double check_fraction = 0.5;     // share of timed rounds whose outputs are checked (chosen after each round)
+  double check_fraction = 0.5;  // share of timed rounds whose outputs are checked (chosen after each round)
   // A checked slot's outputs are compared in full up to this many elements, larger ones at this many random
   // positions drawn after the round (every element of every slot is still scanned for poison).
   int64_t round_check_sample = int64_t{1} << 22;
@@ -87,7 +87,7 @@ struct EvaluatorOptions {
   // of with TF32 off like the reference. For comparisons with figures measured under torch defaults only:
   // candidates must meet fp32 accuracy, so the default baseline is held to it too.
   bool baseline_cudnn_tf32 = false;
-  bool time_candidate = true;      // false: correctness only
+  bool time_candidate = true;  // false: correctness only
   // kernelbench solutions: build torch/extension.h's precompiled header once and compile main.cpp with it
   // (docs/candidates.md, "The build"). KFORGE_KERNELBENCH_PCH=0 turns it off too.
   bool kernelbench_pch = true;
@@ -99,7 +99,6 @@ struct BuiltExtension {
   std::string key;      // sha256 of the call's arguments (evaluator/kernelbench/extension_call.py)
   std::string library;  // the built module, in the compile cache
 };
-
 
 // Result of compile(): a loadable library or a terminal verdict (compile_error / rejected / harness_error).
 struct Compiled {
@@ -117,11 +116,10 @@ struct Compiled {
   bool ok() const { return !failure.has_value(); }
 };
 
-
 struct EnvironmentInfo {
   std::string backend;
-  std::string gpu_name;      // empty on host
-  std::string gpu_arch;      // e.g. "sm_90a"
+  std::string gpu_name;  // empty on host
+  std::string gpu_arch;  // e.g. "sm_90a"
   std::string torch_version;
   std::string cuda_version;  // torch.version.cuda
   std::string python;
@@ -129,14 +127,13 @@ struct EnvironmentInfo {
   nlohmann::json to_json() const;
 };
 
-
 // For the audit helper: statistics of trivial outputs against the reference of one trial.
 struct TrivialReport {
-  std::string output;                 // "output0", ...
+  std::string output;  // "output0", ...
   std::string dtype;
-  std::string trivial;                // zeros | constant | passthrough:<input name> | partial_0.3pct
+  std::string trivial;  // zeros | constant | passthrough:<input name> | partial_0.3pct
   OutputStats stats;
-  bool judge_passes = false;          // trivial_passes(dtype, stats)
+  bool judge_passes = false;                      // trivial_passes(dtype, stats)
   std::vector<std::pair<double, bool>> allclose;  // (tolerance t, torch.allclose(out, ref, atol=t, rtol=t))
 };
 
@@ -175,9 +172,8 @@ class Evaluator {
                                                    const std::vector<double>& allclose_tolerances);
   // The same on trial `trial` of KernelBench's own correctness check with `trials` trials: its seeds (derived
   // from seed 42), the problem's get_inputs() on the CPU, torch.allclose(reference, trivial). docs/audit.md.
-  Result<std::vector<TrivialReport>> kernelbench_trivial_stats(const std::string& problem_path, int trial,
-                                                              int trials,
-                                                              const std::vector<double>& allclose_tolerances);
+  Result<std::vector<TrivialReport>> kernelbench_trivial_stats(const std::string& problem_path, int trial, int trials,
+                                                               const std::vector<double>& allclose_tolerances);
 
   // The roofline's work of a problem per trial shape (seeds: the evaluation's first `trials` seeds), and this
   // device's peaks (docs/evaluator.md, "Yardsticks").

@@ -144,7 +144,8 @@ struct Evaluator::Impl {
     if (opt.backend != Backend::cuda) return true;
     if (opt.gpu_arch.empty()) opt.gpu_arch = detect_gpu_arch();
     if (opt.gpu_arch.empty())
-      compiler_setup_error = "cannot detect the GPU architecture (nvidia-smi found no GPU); pass --gpu-arch, e.g. sm_90a";
+      compiler_setup_error =
+          "cannot detect the GPU architecture (nvidia-smi found no GPU); pass --gpu-arch, e.g. sm_90a";
     return !opt.gpu_arch.empty();
   }
 
@@ -226,8 +227,11 @@ struct Evaluator::Impl {
   // Loads a problem for a candidate of `kind`: a kernelbench candidate keeps its parameters inside ModelNew,
   // so the model's state_dict entries are not exported as inputs (and buffers, plans and baselines differ).
   Result<nlohmann::json> load(const std::string& problem, CandidateKind kind = CandidateKind::kf_forward) {
-    return ask({{"op", "load"}, {"path", std::filesystem::absolute(problem).string()}, {"precision", opt.precision},
-                {"backend", to_string(opt.backend)}, {"export_state", kind != CandidateKind::kernelbench}});
+    return ask({{"op", "load"},
+                {"path", std::filesystem::absolute(problem).string()},
+                {"precision", opt.precision},
+                {"backend", to_string(opt.backend)},
+                {"export_state", kind != CandidateKind::kernelbench}});
   }
   // The work of a problem's reference (static check of its file, cached per problem_key), for the
   // torch-fallback rule of kernelbench candidates.
@@ -296,8 +300,7 @@ struct Evaluator::Impl {
   // One correctness trial on slot 0: prepare, one call, compare, judge (phases/trials.cpp). Returns its reasons
   // (already added to the verdict unless `hold`), or nullopt when the evaluation cannot go on.
   std::optional<std::vector<Reason>> one_trial(EvaluationContext& s, int trial, uint64_t seed,
-                                               const std::string& variant, const std::string& label,
-                                               bool hold = false);
+                                               const std::string& variant, const std::string& label, bool hold = false);
   // Judges one comparison from the oracle (phases/trials.cpp); *record receives its record for checks.trials.
   std::vector<Reason> judge_comparison(EvaluationContext& s, const nlohmann::json& cmp, int trial,
                                        const std::string& label, TrialRecord* record);
@@ -320,6 +323,5 @@ struct Evaluator::Impl {
   // A correct kernel's profile under Nsight Compute (kernel_profiling.cpp): its own runner, one untimed trial.
   Result<KernelProfile> profile(const std::string& problem, const Compiled& compiled, const std::string& ncu);
 };
-
 
 }  // namespace kf::eval

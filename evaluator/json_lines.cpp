@@ -16,14 +16,20 @@ int json_depth(const std::string& text) {
   bool in_string = false, escaped = false;
   for (char c : text) {
     if (in_string) {
-      if (escaped) escaped = false;
-      else if (c == '\\') escaped = true;
-      else if (c == '"') in_string = false;
+      if (escaped)
+        escaped = false;
+      else if (c == '\\')
+        escaped = true;
+      else if (c == '"')
+        in_string = false;
       continue;
     }
-    if (c == '"') in_string = true;
-    else if (c == '[' || c == '{') deepest = std::max(deepest, ++depth);
-    else if (c == ']' || c == '}') --depth;
+    if (c == '"')
+      in_string = true;
+    else if (c == '[' || c == '{')
+      deepest = std::max(deepest, ++depth);
+    else if (c == ']' || c == '}')
+      --depth;
   }
   return deepest;
 }
@@ -92,8 +98,8 @@ Result<std::string> JsonLinesChannel::receive_line(double deadline_s) {
     }
     scanned_ = pending_.size();
     if (pending_.size() > limits_.max_line_bytes)
-      return make_error("protocol.line_too_long", "more than " + std::to_string(limits_.max_line_bytes) +
-                                                      " bytes without a newline");
+      return make_error("protocol.line_too_long",
+                        "more than " + std::to_string(limits_.max_line_bytes) + " bytes without a newline");
     if (eof_) {
       if (pending_.empty()) return make_error("channel.closed", "end of file");
       return make_error("protocol.malformed", "the last line has no newline (" + std::to_string(pending_.size()) +
@@ -125,9 +131,9 @@ Result<nlohmann::json> JsonLinesChannel::receive(double deadline_s) {
     return make_error("protocol.too_deep", "a line nesting " + std::to_string(d) + " levels deep (the limit is " +
                                                std::to_string(limits_.max_depth) + ")");
   auto j = nlohmann::json::parse(*line, nullptr, false);
-  if (j.is_discarded())
-    return make_error("protocol.malformed", "not JSON: " + line->substr(0, 120));
-  if (!j.is_object()) return make_error("protocol.not_object", "a JSON " + std::string(j.type_name()) + ", not an object");
+  if (j.is_discarded()) return make_error("protocol.malformed", "not JSON: " + line->substr(0, 120));
+  if (!j.is_object())
+    return make_error("protocol.not_object", "a JSON " + std::string(j.type_name()) + ", not an object");
   return j;
 }
 

@@ -72,15 +72,15 @@ std::vector<Reason> judge_output(const std::string& where, const std::string& dt
                                              std::to_string(st.nan_inf_mismatch - st.unwritten) + " elements"});
   }
   if (!(st.rel_l2 <= tol.rel_l2)) {
-    r.push_back({"incorrect.rel_l2", where + ": relative L2 error " + fmt(st.rel_l2) + " exceeds " +
-                                         fmt(tol.rel_l2) + " (" + dtype + "); max abs error " + fmt(st.max_abs) +
-                                         ", reference rms " + fmt(st.ref_rms)});
+    r.push_back({"incorrect.rel_l2", where + ": relative L2 error " + fmt(st.rel_l2) + " exceeds " + fmt(tol.rel_l2) +
+                                         " (" + dtype + "); max abs error " + fmt(st.max_abs) + ", reference rms " +
+                                         fmt(st.ref_rms)});
   }
   if (st.violations > 0 && st.unwritten == 0) {
-    r.push_back({"incorrect.elementwise",
-                 where + ": " + std::to_string(st.violations) + " elements exceed |out-ref| <= " +
-                     fmt(tol.atol_scale) + "*rms(ref) + " + fmt(tol.rtol) + "*|ref| (rms(ref) " + fmt(st.ref_rms) +
-                     "), first at flat index " + indices(st.first_violations)});
+    r.push_back({"incorrect.elementwise", where + ": " + std::to_string(st.violations) +
+                                              " elements exceed |out-ref| <= " + fmt(tol.atol_scale) + "*rms(ref) + " +
+                                              fmt(tol.rtol) + "*|ref| (rms(ref) " + fmt(st.ref_rms) +
+                                              "), first at flat index " + indices(st.first_violations)});
   }
   return r;
 }
@@ -91,9 +91,8 @@ bool trivial_passes(const std::string& dtype, const OutputStats& stats) {
   return judge_output("trivial", dtype, s).empty();
 }
 
-std::vector<Reason> judge_non_trivial(const std::string& where, const std::string& dtype,
-                                      const OutputStats& candidate, const std::vector<TrivialStats>& trivial,
-                                      std::vector<std::string>* degenerate) {
+std::vector<Reason> judge_non_trivial(const std::string& where, const std::string& dtype, const OutputStats& candidate,
+                                      const std::vector<TrivialStats>& trivial, std::vector<std::string>* degenerate) {
   std::vector<Reason> r, same;
   const Tolerance tol = tolerance_for(dtype);
   for (const auto& t : trivial) {
@@ -103,19 +102,20 @@ std::vector<Reason> judge_non_trivial(const std::string& where, const std::strin
     }
     // "Is" the trivial output: much closer to it than it is to the reference (a trial whose inputs make a
     // trivial output nearly right, e.g. ReLU of mostly positive inputs, leaves an honest output close to it).
-    bool equal = is_floating(dtype) ? (t.distance_to_candidate >= 0 &&
-                                       t.distance_to_candidate <= std::min(tol.rel_l2, t.stats.rel_l2 / tol.trivial_margin))
-                                    : t.distance_to_candidate == 0;
+    bool equal = is_floating(dtype)
+                     ? (t.distance_to_candidate >= 0 &&
+                        t.distance_to_candidate <= std::min(tol.rel_l2, t.stats.rel_l2 / tol.trivial_margin))
+                     : t.distance_to_candidate == 0;
     if (equal) {
-      same.push_back({"rejected.trivial_output", where + " is the trivial '" + t.name +
-                                                  "' output (distance " + fmt(t.distance_to_candidate) +
-                                                  " relative to the reference's norm)"});
+      same.push_back({"rejected.trivial_output", where + " is the trivial '" + t.name + "' output (distance " +
+                                                     fmt(t.distance_to_candidate) +
+                                                     " relative to the reference's norm)"});
       continue;
     }
     if (is_floating(dtype) && candidate.rel_l2 * tol.trivial_margin > t.stats.rel_l2) {
-      r.push_back({"rejected.trivial_output", where + ": relative L2 error " + fmt(candidate.rel_l2) +
-                                                  " is not " + fmt(tol.trivial_margin) + "x below the trivial '" +
-                                                  t.name + "' output's " + fmt(t.stats.rel_l2)});
+      r.push_back({"rejected.trivial_output", where + ": relative L2 error " + fmt(candidate.rel_l2) + " is not " +
+                                                  fmt(tol.trivial_margin) + "x below the trivial '" + t.name +
+                                                  "' output's " + fmt(t.stats.rel_l2)});
     }
   }
   // A candidate that IS a trivial output is named as that; the margin comparisons would only add noise.
@@ -188,15 +188,15 @@ void judge_runner_failure(Verdict& v, const RunnerEnd& e, bool candidate_loaded,
     // No code of the candidate has run yet (it is loaded only after the runner's "loading" line): a runner that
     // dies, hangs or garbles its channel now is the harness's failure (a missing or unrunnable runner, its
     // libraries, the sandbox), never a verdict on the candidate.
-    std::string how = e.kind == RunnerEnd::Kind::timeout    ? "did not report within " + limit
-                      : e.kind == RunnerEnd::Kind::protocol ? "sent something other than a JSON line (" +
-                                                                  clean_text(e.protocol_error, 300) + ")"
-                      : e.signal                             ? "died from " + signal_name(e.signal)
-                                                             : "exited with code " + std::to_string(e.exit_code);
+    std::string how = e.kind == RunnerEnd::Kind::timeout ? "did not report within " + limit
+                      : e.kind == RunnerEnd::Kind::protocol
+                          ? "sent something other than a JSON line (" + clean_text(e.protocol_error, 300) + ")"
+                      : e.signal ? "died from " + signal_name(e.signal)
+                                 : "exited with code " + std::to_string(e.exit_code);
     v.kind = VerdictKind::harness_error;
     std::string tail = e.stderr_tail.empty() ? "" : ": " + clean_text(e.stderr_tail, 1500);
-    v.reasons.push_back({"harness.runner", "kforge-runner " + how + " during " + during +
-                                               ", before the candidate was loaded" + tail});
+    v.reasons.push_back(
+        {"harness.runner", "kforge-runner " + how + " during " + during + ", before the candidate was loaded" + tail});
     return;
   }
   switch (e.kind) {
@@ -219,9 +219,9 @@ void judge_runner_failure(Verdict& v, const RunnerEnd& e, bool candidate_loaded,
     }
     case RunnerEnd::Kind::protocol:
       v.kind = VerdictKind::runtime_error;
-      v.reasons.push_back({"runtime_error.protocol",
-                           "the runner's report channel carried something other than a bounded JSON line (" +
-                               clean_text(e.protocol_error, 300) + ") during " + during + "; it was killed"});
+      v.reasons.push_back(
+          {"runtime_error.protocol", "the runner's report channel carried something other than a bounded JSON line (" +
+                                         clean_text(e.protocol_error, 300) + ") during " + during + "; it was killed"});
       return;
     case RunnerEnd::Kind::timeout:
       v.kind = VerdictKind::timeout;
@@ -234,9 +234,9 @@ void judge_runner_failure(Verdict& v, const RunnerEnd& e, bool candidate_loaded,
         v.reasons.push_back(
             {"runtime_error.signal", "the runner died from " + signal_name(e.signal) + " during " + during});
       } else {
-        v.reasons.push_back({"runtime_error.exit", "the runner exited with code " + std::to_string(e.exit_code) +
-                                                       " during " + during +
-                                                       (e.stderr_tail.empty() ? "" : ": " + clean_text(e.stderr_tail, 1500))});
+        v.reasons.push_back(
+            {"runtime_error.exit", "the runner exited with code " + std::to_string(e.exit_code) + " during " + during +
+                                       (e.stderr_tail.empty() ? "" : ": " + clean_text(e.stderr_tail, 1500))});
       }
       return;
   }
@@ -244,18 +244,19 @@ void judge_runner_failure(Verdict& v, const RunnerEnd& e, bool candidate_loaded,
 
 std::optional<Reason> judge_event_disagreement(double trusted_ms, double events_ms) {
   if (events_ms > 1.5 * trusted_ms + 0.05)
-    return Reason{"rejected.timer_tampering",
-                  "the runner's events say " + fmt(events_ms) + " ms per call, more than the trusted wall time " +
-                      fmt(trusted_ms) + " ms around the same calls: its clock was tampered with"};
+    return Reason{"rejected.timer_tampering", "the runner's events say " + fmt(events_ms) +
+                                                  " ms per call, more than the trusted wall time " + fmt(trusted_ms) +
+                                                  " ms around the same calls: its clock was tampered with"};
   return std::nullopt;
 }
 
 std::optional<Reason> judge_device_tail(double median_tail_ms, double median_round_ms) {
   if (median_tail_ms <= std::max(kDeviceTailLimitMs, kDeviceTailLimitShare * median_round_ms)) return std::nullopt;
   return Reason{"rejected.unsynchronized_work",
-                "the GPU was still busy for " + fmt(median_tail_ms) + " ms (median over the timed rounds) after the "
-                "given stream had finished: work escaped the stream kf_forward was given, so a caller waiting on "
-                "that stream would read unfinished outputs"};
+                "the GPU was still busy for " + fmt(median_tail_ms) +
+                    " ms (median over the timed rounds) after the "
+                    "given stream had finished: work escaped the stream kf_forward was given, so a caller waiting on "
+                    "that stream would read unfinished outputs"};
 }
 
 double precision_ratio(const PrecisionStats& p) { return p.error / std::max(p.ref_error, kPrecisionFloor); }
@@ -266,7 +267,8 @@ std::optional<Reason> judge_precision(const std::string& where, const PrecisionS
   return Reason{"incorrect.reduced_precision",
                 where + ": error against a float64 reference " + fmt(p.error) + " is " + fmt(ratio) +
                     "x the float32 reference's own (" + fmt(p.ref_error) + ", floor " + fmt(kPrecisionFloor) +
-                    "; at most " + fmt(kPrecisionRatioBound) + "x): reduced-precision arithmetic (TF32, fp16 or "
+                    "; at most " + fmt(kPrecisionRatioBound) +
+                    "x): reduced-precision arithmetic (TF32, fp16 or "
                     "bf16) on an fp32 problem; allowed only with --allow-reduced-precision"};
 }
 
@@ -274,9 +276,9 @@ std::optional<Reason> judge_bandwidth_floor(double time_ms, int64_t bytes, doubl
   double floor = static_cast<double>(bytes) / (gbps * 1e9) * 1e3 * kFloorMargin;
   if (floor_ms) *floor_ms = floor;
   if (time_ms >= floor) return std::nullopt;
-  return Reason{"rejected.below_bandwidth_floor",
-                "median " + fmt(time_ms) + " ms is below the physical floor " + fmt(floor) + " ms (" +
-                    std::to_string(bytes) + " bytes at " + fmt(gbps) + " GB/s, x" + fmt(kFloorMargin) + ")"};
+  return Reason{"rejected.below_bandwidth_floor", "median " + fmt(time_ms) + " ms is below the physical floor " +
+                                                      fmt(floor) + " ms (" + std::to_string(bytes) + " bytes at " +
+                                                      fmt(gbps) + " GB/s, x" + fmt(kFloorMargin) + ")"};
 }
 
 }  // namespace kf::eval

@@ -17,22 +17,22 @@ struct OutputStats {
   bool shape_match = true;
   bool dtype_match = true;
   bool floating = true;
-  double rel_l2 = 0;             // ||out-ref||_2 / ||ref||_2 over finite reference positions
+  double rel_l2 = 0;  // ||out-ref||_2 / ||ref||_2 over finite reference positions
   double max_abs = 0;
   double ref_rms = 0;
-  int64_t violations = 0;        // elements outside atol_scale*rms(ref) + rtol*|ref|
+  int64_t violations = 0;                 // elements outside atol_scale*rms(ref) + rtol*|ref|
   std::vector<int64_t> first_violations;  // flat indices (at most a few)
-  int64_t nan_inf_mismatch = 0;  // positions where non-finiteness (NaN / +Inf / -Inf) differs
-  int64_t unwritten = 0;         // elements still equal to the poison pattern
-  int64_t mismatched_exact = 0;  // integer/bool outputs: elements that differ
+  int64_t nan_inf_mismatch = 0;           // positions where non-finiteness (NaN / +Inf / -Inf) differs
+  int64_t unwritten = 0;                  // elements still equal to the poison pattern
+  int64_t mismatched_exact = 0;           // integer/bool outputs: elements that differ
   std::vector<int64_t> first_unwritten;
 };
 
 // Dtype-derived acceptance constants (docs/evaluator.md explains the choice).
 struct Tolerance {
-  double rel_l2;      // relative L2 error bound
-  double rtol;        // per-element relative part
-  double atol_scale;  // per-element absolute part, times rms(ref)
+  double rel_l2;                // relative L2 error bound
+  double rtol;                  // per-element relative part
+  double atol_scale;            // per-element absolute part, times rms(ref)
   double trivial_margin = 100;  // candidate error must be this many times below each trivial output's
 };
 Tolerance tolerance_for(const std::string& dtype);
@@ -49,9 +49,8 @@ struct TrivialStats {
 // Non-triviality: a candidate must not equal a trivial output and its rel_l2 must be `trivial_margin`
 // times below each trivial output's. Returns rejected.trivial_output reasons; `degenerate` receives the
 // names of trivial outputs that pass the judge on their own (the problem cannot tell them apart).
-std::vector<Reason> judge_non_trivial(const std::string& where, const std::string& dtype,
-                                      const OutputStats& candidate, const std::vector<TrivialStats>& trivial,
-                                      std::vector<std::string>* degenerate);
+std::vector<Reason> judge_non_trivial(const std::string& where, const std::string& dtype, const OutputStats& candidate,
+                                      const std::vector<TrivialStats>& trivial, std::vector<std::string>* degenerate);
 // Would this trivial output's statistics pass the judge on their own (the audit's "degenerate" test)?
 bool trivial_passes(const std::string& dtype, const OutputStats& stats);
 

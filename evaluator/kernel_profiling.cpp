@@ -2,9 +2,9 @@
 // its own, started by the trusted side under Nsight Compute in the same sandbox as an evaluation's, one
 // untimed trial, ncu's CSV read back as hostile input. Never part of an evaluation: no verdict, time or
 // speedup comes from here, and nothing here runs while anything is timed.
+#include <unistd.h>
 #include <cstdlib>
 #include <filesystem>
-#include <unistd.h>
 
 #include "core/child_process.h"
 #include "core/files.h"
@@ -18,11 +18,10 @@ namespace {
 
 // The warp-stall metrics asked for besides the sections: the CPIStall rule's own metrics (warps stalled per
 // issued instruction, by reason), which ncu lists only when named.
-const char* const kStallReasons[] = {"barrier",      "branch_resolving", "dispatch_stall", "drain",
-                                     "imc_miss",     "lg_throttle",      "long_scoreboard", "math_pipe_throttle",
-                                     "membar",       "mio_throttle",     "misc",           "no_instruction",
-                                     "not_selected", "selected",         "short_scoreboard", "sleeping",
-                                     "tex_throttle", "wait"};
+const char* const kStallReasons[] = {
+    "barrier",         "branch_resolving",   "dispatch_stall",   "drain",        "imc_miss",     "lg_throttle",
+    "long_scoreboard", "math_pipe_throttle", "membar",           "mio_throttle", "misc",         "no_instruction",
+    "not_selected",    "selected",           "short_scoreboard", "sleeping",     "tex_throttle", "wait"};
 
 // ncu launches many of the profiled kernels again per section pass; a call may take this many times as long.
 constexpr double kProfiledCallLimitS = 300;
@@ -30,10 +29,9 @@ constexpr double kProfiledCallLimitS = 300;
 }  // namespace
 
 std::string find_ncu(const std::string& cuda_home) {
-  if (const char* named = std::getenv("KFORGE_NCU"); named && *named)
-    return ::access(named, X_OK) == 0 ? named : "";
-  const std::string home = cuda_home.empty() ? (std::getenv("CUDA_HOME") ? std::getenv("CUDA_HOME") : "/usr/local/cuda")
-                                             : cuda_home;
+  if (const char* named = std::getenv("KFORGE_NCU"); named && *named) return ::access(named, X_OK) == 0 ? named : "";
+  const std::string home =
+      cuda_home.empty() ? (std::getenv("CUDA_HOME") ? std::getenv("CUDA_HOME") : "/usr/local/cuda") : cuda_home;
   if (const std::string in_toolkit = home + "/bin/ncu"; ::access(in_toolkit.c_str(), X_OK) == 0) return in_toolkit;
   return find_executable("ncu");
 }
@@ -42,18 +40,20 @@ std::vector<std::string> ncu_command(const std::string& ncu, const std::string& 
   std::string stalls = "gpu__time_duration.sum";
   for (const char* r : kStallReasons)
     stalls += std::string(",smsp__average_warps_issue_stalled_") + r + "_per_issue_active.ratio";
-  return {ncu,         "--csv",     "--log-file", csv_file,  "--target-processes", "all", "--launch-count", "16",
-          "--section", "SpeedOfLight", "--section", "Occupancy", "--metrics", stalls};
+  return {ncu,  "--csv",     "--log-file",   csv_file,    "--target-processes", "all",       "--launch-count",
+          "16", "--section", "SpeedOfLight", "--section", "Occupancy",          "--metrics", stalls};
 }
 
 Result<KernelProfile> Evaluator::Impl::profile(const std::string& problem, const Compiled& compiled,
                                                const std::string& ncu) {
-  if (opt.backend != Backend::cuda) return make_error("profile.backend", "Nsight Compute profiles the cuda backend only");
+  if (opt.backend != Backend::cuda)
+    return make_error("profile.backend", "Nsight Compute profiles the cuda backend only");
   if (!compiled.ok()) return make_error("profile.not_built", "the candidate did not build");
   EvaluationContext s(problem, problem_key(problem, compiled.kind), compiled);
   auto refused = [&](const std::string& what) {
-    std::string why = s.verdict.reasons.empty() ? "unknown" : s.verdict.reasons.front().code + ": " +
-                                                                  s.verdict.reasons.front().detail;
+    std::string why = s.verdict.reasons.empty()
+                          ? "unknown"
+                          : s.verdict.reasons.front().code + ": " + s.verdict.reasons.front().detail;
     return make_error("profile.run", what + " (" + why + ")");
   };
   if (load_problem(s) == Next::stop || prepare_job(s) == Next::stop)

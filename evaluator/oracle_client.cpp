@@ -15,8 +15,8 @@
 #include <sstream>
 #include <thread>
 
-#include "core/secrets.h"
 #include "core/child_process.h"
+#include "core/secrets.h"
 #include "core/time.h"
 
 namespace kf::eval {
@@ -57,8 +57,8 @@ sandbox::Limits oracle_limits() {
   l.open_files = 4096;
   l.processes = 4096;  // torch's thread pools count against the cgroup's pids limit
   const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-  l.memory_bytes = pages > 0 && page > 0 ? static_cast<uint64_t>(pages) * static_cast<uint64_t>(page) / 10 * 9
-                                         : 64ull << 30;
+  l.memory_bytes =
+      pages > 0 && page > 0 ? static_cast<uint64_t>(pages) * static_cast<uint64_t>(page) / 10 * 9 : 64ull << 30;
   l.output_bytes = 64 << 10;  // its output goes to its log; this is only what escapes before that
   return l;
 }
@@ -87,7 +87,7 @@ Status OracleClient::start() {
   if (pipe2(in, O_CLOEXEC) != 0 || pipe2(out, O_CLOEXEC) != 0)
     return make_error("oracle.harness", std::string("cannot create pipes for the oracle: ") + std::strerror(errno));
   sandbox::Spec spec;
-  spec.argv = {python_, "-u", script_, "--in-fd", std::to_string(in[0]), "--out-fd", std::to_string(out[1]),
+  spec.argv = {python_, "-u",     script_, "--in-fd", std::to_string(in[0]), "--out-fd", std::to_string(out[1]),
                "--log", log_path_};
   spec.env = environment_without_secrets();
   for (const auto& [name, value] : env_overrides_) spec.env[name] = value;
@@ -121,15 +121,20 @@ std::string OracleClient::exit_account() {
     auto outcome = job_->wait();
     job_.reset();
     using S = sandbox::Outcome::Status;
-    if (outcome.status == S::launch_failed) how = "could not start (" + outcome.launch_error + ")";
-    else if (outcome.memory_limit_hit) how = "ran out of its memory limit";
-    else if (outcome.status == S::signaled) how = "was killed by signal " + std::to_string(outcome.signal);
-    else if (outcome.status == S::exited) how = "exited with status " + std::to_string(outcome.exit_code);
+    if (outcome.status == S::launch_failed)
+      how = "could not start (" + outcome.launch_error + ")";
+    else if (outcome.memory_limit_hit)
+      how = "ran out of its memory limit";
+    else if (outcome.status == S::signaled)
+      how = "was killed by signal " + std::to_string(outcome.signal);
+    else if (outcome.status == S::exited)
+      how = "exited with status " + std::to_string(outcome.exit_code);
     if (tail.empty()) tail = outcome.stderr_text + outcome.stdout_text;
   }
   stop();
   if (tail.find("No module named 'torch'") != std::string::npos)
-    return "the oracle's interpreter " + python_ + " has no torch; pass --python or set KFORGE_PYTHON to a python3 with torch";
+    return "the oracle's interpreter " + python_ +
+           " has no torch; pass --python or set KFORGE_PYTHON to a python3 with torch";
   return "the oracle (" + python_ + ") " + how + (tail.empty() ? "" : "; its log ends with:\n" + tail);
 }
 
@@ -155,7 +160,10 @@ Result<nlohmann::json> OracleClient::request(const nlohmann::json& req, double t
     std::string msg = j->value("error", "unknown oracle error");
     if (kind != "problem" && j->contains("traceback") && (*j)["traceback"].is_string())
       msg += "\n" + (*j)["traceback"].get<std::string>();
-    return make_error(kind == "problem" ? "oracle.problem" : kind == "candidate" ? "oracle.candidate" : "oracle.harness", msg);
+    return make_error(kind == "problem"     ? "oracle.problem"
+                      : kind == "candidate" ? "oracle.candidate"
+                                            : "oracle.harness",
+                      msg);
   }
   return std::move(*j);
 }

@@ -25,7 +25,8 @@ class OracleClient {
   OracleClient& operator=(const OracleClient&) = delete;
 
   // Sends one request and waits for its response. Errors: "oracle.problem" (the problem file is at
-  // fault: bad input), "oracle.candidate" (the runner tampered with a shared buffer), "oracle.harness" (anything else; the message carries the oracle's account).
+  // fault: bad input), "oracle.candidate" (the runner tampered with a shared buffer), "oracle.harness" (anything else;
+  // the message carries the oracle's account).
   Result<nlohmann::json> request(const nlohmann::json& req, double timeout_s);
   void stop();
   const std::string& python() const { return python_; }

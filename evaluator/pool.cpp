@@ -1,8 +1,8 @@
 #include "evaluator/pool.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdlib>
-#include <algorithm>
 #include <sstream>
 #include <thread>
 
@@ -41,8 +41,9 @@ Result<std::vector<GpuDevice>> visible_gpus() {
   command.argv = {"nvidia-smi", "--query-gpu=index,name,uuid", "--format=csv,noheader"};
   auto r = run_captured(command, 30, 1 << 16);
   if (!r.ok() || r->status != CapturedRun::Status::exited || r->exit_code != 0)
-    return make_error("gpu.query", "nvidia-smi lists no GPU on this machine; use --backend host, or check the "
-                                  "NVIDIA driver (`nvidia-smi`)");
+    return make_error("gpu.query",
+                      "nvidia-smi lists no GPU on this machine; use --backend host, or check the "
+                      "NVIDIA driver (`nvidia-smi`)");
   std::vector<GpuDevice> all;
   for (const auto& line : split(r->output, '\n')) {
     auto f = split(line, ',');
@@ -75,18 +76,21 @@ Result<std::vector<EvaluatorSlot>> plan_evaluators(Backend backend, const std::s
   std::vector<EvaluatorSlot> slots;
   if (backend == Backend::host) {
     if (!gpus.empty() && gpus != "all")
-      return make_error("gpus.host", "--gpus " + gpus + " needs the cuda backend; on the host backend use "
-                                                        "--evaluators N for N evaluators");
+      return make_error("gpus.host", "--gpus " + gpus +
+                                         " needs the cuda backend; on the host backend use "
+                                         "--evaluators N for N evaluators");
     const int n = evaluators > 0 ? evaluators : 1;
     for (int i = 0; i < n; ++i) slots.push_back({i, std::nullopt});
     return slots;
   }
   if (evaluators > 0)
-    return make_error("evaluators.cuda", "--evaluators is for the host backend; on cuda list the GPUs with --gpus "
-                                         "(repeat one to share it, e.g. --gpus 0,0)");
+    return make_error("evaluators.cuda",
+                      "--evaluators is for the host backend; on cuda list the GPUs with --gpus "
+                      "(repeat one to share it, e.g. --gpus 0,0)");
   if (visible.empty())
-    return make_error("gpu.none", "no GPU is visible to kforge (nvidia-smi, CUDA_VISIBLE_DEVICES); use "
-                                  "--backend host or check the driver");
+    return make_error("gpu.none",
+                      "no GPU is visible to kforge (nvidia-smi, CUDA_VISIBLE_DEVICES); use "
+                      "--backend host or check the driver");
   if (gpus.empty() || gpus == "all") {
     for (size_t i = 0; i < visible.size(); ++i) slots.push_back({static_cast<int>(i), visible[i]});
     return slots;
@@ -95,8 +99,8 @@ Result<std::vector<EvaluatorSlot>> plan_evaluators(Backend backend, const std::s
     auto i = to_int(entry);
     if (!i || *i >= static_cast<int>(visible.size()))
       return make_error("gpus.bad", "--gpus: '" + entry + "' is not a visible GPU; there are " +
-                                        std::to_string(visible.size()) + " (0.." +
-                                        std::to_string(visible.size() - 1) + "), or use --gpus all");
+                                        std::to_string(visible.size()) + " (0.." + std::to_string(visible.size() - 1) +
+                                        "), or use --gpus all");
     slots.push_back({static_cast<int>(slots.size()), visible[static_cast<size_t>(*i)]});
   }
   return slots;
@@ -114,8 +118,8 @@ Result<std::vector<EvaluatorSlot>> plan_evaluators(Backend backend, const std::s
 
 std::string describe(const EvaluatorSlot& s) {
   if (!s.gpu) return "evaluator " + std::to_string(s.slot) + " (host)";
-  return "evaluator " + std::to_string(s.slot) + " on GPU " + std::to_string(s.gpu->index) + " (" + s.gpu->name +
-         ", " + s.gpu->uuid + ")";
+  return "evaluator " + std::to_string(s.slot) + " on GPU " + std::to_string(s.gpu->index) + " (" + s.gpu->name + ", " +
+         s.gpu->uuid + ")";
 }
 
 Result<std::unique_ptr<EvaluatorPool>> EvaluatorPool::create(const EvaluatorOptions& base,

@@ -68,8 +68,10 @@ std::unique_ptr<Replayer> Evaluator::Impl::start_replayer(const Compiled& compil
   if (!input) return fail("the replay could not be set up: " + input.error().message);
   r->input_dir = *input;
   std::error_code ec;
-  fs::permissions(r->input_dir, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
-                                    fs::perms::others_read | fs::perms::others_exec, ec);
+  fs::permissions(r->input_dir,
+                  fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec | fs::perms::others_read |
+                      fs::perms::others_exec,
+                  ec);
   if (ec) return fail("the replay could not be set up: " + ec.message());
 
   nlohmann::json extensions = nlohmann::json::array();
@@ -88,8 +90,11 @@ std::unique_ptr<Replayer> Evaluator::Impl::start_replayer(const Compiled& compil
   fs::copy_file(runner_seccomp_library(opt.runner_path), r->work_dir + "/libkforge-seccomp.so",
                 fs::copy_options::overwrite_existing, ec);
   if (ec) return fail("the runner's seccomp library is missing: " + ec.message());
-  nlohmann::json job{{"backend", to_string(opt.backend)}, {"device", 0}, {"extensions", extensions},
-                     {"input", r->input_dir}, {"seccomp_library", r->work_dir + "/libkforge-seccomp.so"}};
+  nlohmann::json job{{"backend", to_string(opt.backend)},
+                     {"device", 0},
+                     {"extensions", extensions},
+                     {"input", r->input_dir},
+                     {"seccomp_library", r->work_dir + "/libkforge-seccomp.so"}};
   if (auto st = write_file_atomic(r->work_dir + "/job.json", job.dump()); !st.ok())
     return fail("the replay could not be set up: " + st.error().message);
 
@@ -118,8 +123,11 @@ ReplayOutcome Evaluator::Impl::replay_attribution(Replayer& r, const std::string
   };
   if (!r.started) return refuse(r.setup_error);
   const int64_t max_bytes = kRecordCapBytes;
-  auto prep = ask({{"op", "replay_prepare"}, {"record", job_dir + "/record"}, {"out", r.input_dir},
-                   {"extensions", r.keys}, {"max_bytes", max_bytes}});
+  auto prep = ask({{"op", "replay_prepare"},
+                   {"record", job_dir + "/record"},
+                   {"out", r.input_dir},
+                   {"extensions", r.keys},
+                   {"max_bytes", max_bytes}});
   if (!prep.ok()) return refuse("the oracle could not read the record: " + prep.error().message);
   if (!prep->value("replayable", false)) return refuse("no replay: " + text_of(*prep, "why"));
   const int calls = prep->value("calls", 0);
@@ -141,8 +149,8 @@ ReplayOutcome Evaluator::Impl::replay_attribution(Replayer& r, const std::string
   if (auto why = said(done); !why.empty())
     return refuse("the recorded calls did not replay without the solution's Python: " + why.substr(0, 600));
   r.session.finish();
-  auto judged = ask({{"op", "replay_judge"}, {"dir", r.work_dir}, {"tolerances", tolerances_json()},
-                     {"max_bytes", max_bytes}});
+  auto judged =
+      ask({{"op", "replay_judge"}, {"dir", r.work_dir}, {"tolerances", tolerances_json()}, {"max_bytes", max_bytes}});
   if (!judged.ok()) return refuse("the oracle could not judge the replay: " + judged.error().message);
   out.calls = calls;
   out.trusted = judged->value("trusted", false);

@@ -14,7 +14,7 @@
 namespace kf::eval {
 
 RunnerEnd Evaluator::Impl::round(EvaluationContext& s, const nlohmann::json& order, const nlohmann::json& shapes,
-                                  double* ms, int64_t touch_bytes) {
+                                 double* ms, int64_t touch_bytes) {
   nlohmann::json cmd{{"op", "round"}, {"order", order}};
   if (!shapes.is_null()) cmd["shapes"] = shapes;
   if (touch_bytes > 0) cmd["touch_bytes"] = touch_bytes;
@@ -53,7 +53,9 @@ Result<nlohmann::json> Evaluator::Impl::prepare_round(int slots) {
 }
 
 nlohmann::json Evaluator::Impl::round_check_request(const nlohmann::json& check_slots) {
-  return {{"op", "round_check"}, {"check_slots", check_slots}, {"tolerances", tolerances_json()},
+  return {{"op", "round_check"},
+          {"check_slots", check_slots},
+          {"tolerances", tolerances_json()},
           {"sample", std::max<int64_t>(1, opt.round_check_sample)}};
 }
 
@@ -171,8 +173,12 @@ Result<BaselineRounds> Evaluator::Impl::baseline(const std::string& problem_key,
   auto time = [&]() -> Result<TimingSummary> {
     TimingPolicy policy(policy_options());
     while (!policy.done()) {
-      auto r = ask({{"op", "baseline_round"}, {"slots", p.slots}, {"cudnn_tf32", opt.baseline_cudnn_tf32},
-                    {"copy_outputs", copies_outputs}, {"baseline", which}, {"mode", opt.compile_mode}});
+      auto r = ask({{"op", "baseline_round"},
+                    {"slots", p.slots},
+                    {"cudnn_tf32", opt.baseline_cudnn_tf32},
+                    {"copy_outputs", copies_outputs},
+                    {"baseline", which},
+                    {"mode", opt.compile_mode}});
       if (!r.ok()) return r.error();
       policy.add(r->value("ms", 0.0), r->value("calls", p.slots));
     }

@@ -51,8 +51,10 @@ Result<RunnerLaunch> Evaluator::Impl::runner_launch(const std::string& job_dir, 
     if (const char* p = std::getenv("LD_LIBRARY_PATH"); p && *p) ld = std::string(p) + ":" + ld;
     l.env["LD_LIBRARY_PATH"] = ld;
     l.env["CUDA_HOME"] = opt.cuda_home;
-    if (!opt.cuda_visible_devices.empty()) l.env["CUDA_VISIBLE_DEVICES"] = opt.cuda_visible_devices;
-    else if (const char* d = std::getenv("CUDA_VISIBLE_DEVICES"); d) l.env["CUDA_VISIBLE_DEVICES"] = d;
+    if (!opt.cuda_visible_devices.empty())
+      l.env["CUDA_VISIBLE_DEVICES"] = opt.cuda_visible_devices;
+    else if (const char* d = std::getenv("CUDA_VISIBLE_DEVICES"); d)
+      l.env["CUDA_VISIBLE_DEVICES"] = d;
   }
   l.job = {{"backend", to_string(opt.backend)}, {"device", 0}, {"buffers", buffers}};
 
@@ -61,8 +63,9 @@ Result<RunnerLaunch> Evaluator::Impl::runner_launch(const std::string& job_dir, 
       return make_error("harness.runner_missing", "kforge-runner not found at " + opt.runner_path);
     if (!is_elf_file(opt.runner_path))
       return make_error("harness.runner_missing",
-                        opt.runner_path + " is not the kforge-runner program (a script or wrapper?): the sandbox "
-                        "shows the runner only its own file, so point KFORGE_RUNNER at the program itself");
+                        opt.runner_path +
+                            " is not the kforge-runner program (a script or wrapper?): the sandbox "
+                            "shows the runner only its own file, so point KFORGE_RUNNER at the program itself");
     // The runner sees only its job folder (and the toolchain's libraries): it gets its own copy of the
     // candidate library rather than a view into the compile cache.
     const std::string library = job_dir + "/candidate.so";
@@ -77,8 +80,10 @@ Result<RunnerLaunch> Evaluator::Impl::runner_launch(const std::string& job_dir, 
   auto env = sc->python_env();
   if (!env.ok()) return env.error();
   for (const char* script : {"runner.py", "extension_call.py"})
-    if (auto st = copy_into(data_path(std::string("evaluator/kernelbench/") + script), job_dir + "/" + script); !st.ok())
-      return make_error("harness.script_missing", st.error().message + " (set KFORGE_DATA_DIR to kforge's data folder)");
+    if (auto st = copy_into(data_path(std::string("evaluator/kernelbench/") + script), job_dir + "/" + script);
+        !st.ok())
+      return make_error("harness.script_missing",
+                        st.error().message + " (set KFORGE_DATA_DIR to kforge's data folder)");
   const std::string seccomp = runner_seccomp_library(opt.runner_path);
   if (auto st = copy_into(seccomp, job_dir + "/libkforge-seccomp.so"); !st.ok())
     return make_error("harness.runner_missing", "the runner's seccomp library " + seccomp +
@@ -94,8 +99,7 @@ Result<RunnerLaunch> Evaluator::Impl::runner_launch(const std::string& job_dir, 
   }
   const nlohmann::json f = compiled.static_findings.is_object() ? compiled.static_findings : nlohmann::json::object();
   bool jit = f.value("uses_triton", false);
-  for (const auto& m : f.value("imports", nlohmann::json::array()))
-    jit = jit || m == "tilelang" || m == "cutlass";
+  for (const auto& m : f.value("imports", nlohmann::json::array())) jit = jit || m == "tilelang" || m == "cutlass";
   l.job["kind"] = "kernelbench";
   l.job["solution"] = job_dir + "/solution.py";
   l.job["extensions"] = extensions;

@@ -5,9 +5,9 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <algorithm>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -50,8 +50,8 @@ Status RunnerSession::start(const std::vector<std::string>& command, const std::
   }
   sandbox::Spec spec;
   spec.argv = command;
-  spec.argv.insert(spec.argv.end(), {"--job", job_dir, "--cmd-fd", std::to_string(cmd[0]), "--report-fd",
-                                     std::to_string(rep[1])});
+  spec.argv.insert(spec.argv.end(),
+                   {"--job", job_dir, "--cmd-fd", std::to_string(cmd[0]), "--report-fd", std::to_string(rep[1])});
   spec.env = std::move(env);
   spec.workdir = job_dir;
   spec.readonly_paths = confinement.readonly_paths;
@@ -64,7 +64,7 @@ Status RunnerSession::start(const std::vector<std::string>& command, const std::
   spec.limits.wall_s = lifetime + 10;
   unsigned cores = std::max(1u, std::thread::hardware_concurrency());
   spec.limits.cpu_s = (lifetime + 10) * cores;
-  spec.limits.processes = 1024;  // threads count against the cgroup's pids limit
+  spec.limits.processes = 1024;   // threads count against the cgroup's pids limit
   spec.limits.open_files = 1024;  // the python runner: torch's and Triton's libraries and caches
   spec.limits.file_size_bytes = 16ull << 30;
   spec.limits.memory_bytes = confinement.cuda ? 16ull << 30 : 4ull << 30;

@@ -19,10 +19,10 @@ struct RunnerEnd {
   // protocol: the runner sent something that is not a bounded, well-formed JSON object line (the
   // candidate's doing: it owns the runner's descriptors).
   enum class Kind { reply, crashed, timeout, protocol } kind = Kind::reply;
-  nlohmann::json reply;      // kind == reply: the runner's JSON (ok true or false)
-  std::string protocol_error;  // kind == protocol: what was wrong ("protocol.too_deep: ...")
-  bool lifetime_limit = false; // kind == timeout: the runner's whole lifetime ran out (else the command's)
-  int signal = 0;            // crashed: terminating signal (0: exited)
+  nlohmann::json reply;         // kind == reply: the runner's JSON (ok true or false)
+  std::string protocol_error;   // kind == protocol: what was wrong ("protocol.too_deep: ...")
+  bool lifetime_limit = false;  // kind == timeout: the runner's whole lifetime ran out (else the command's)
+  int signal = 0;               // crashed: terminating signal (0: exited)
   int exit_code = 0;
   std::string stderr_tail;
 };
@@ -36,9 +36,9 @@ Result<CudaIsolation> parse_cuda_isolation(const std::string& text);
 std::string to_string(CudaIsolation isolation);
 
 struct RunnerSandbox {
-  bool cuda = false;                         // GPU devices visible
+  bool cuda = false;  // GPU devices visible
   CudaIsolation cuda_isolation = CudaIsolation::full;
-  std::vector<std::string> readonly_paths;   // e.g. the CUDA libraries, the python installation
+  std::vector<std::string> readonly_paths;  // e.g. the CUDA libraries, the python installation
 };
 
 class RunnerSession {
@@ -61,7 +61,7 @@ class RunnerSession {
   void thaw();
   // The concatenated /proc/<pid>/maps of the runner's processes ("" when unreadable).
   std::string maps() const;
-  void finish();           // asks the runner to exit, then makes sure nothing of it survives
+  void finish();  // asks the runner to exit, then makes sure nothing of it survives
   // Kills every process of the runner's tree that was not there at its first answer (before any candidate
   // code ran): helpers a solution started (Triton's JIT) end before the next round and cannot outlive it.
   // Returns how many were killed. Called while the runner is frozen.

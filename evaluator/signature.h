@@ -9,10 +9,10 @@
 namespace kf::eval {
 
 struct TensorSpec {
-  std::string name;   // forward argument name or state_dict key
-  std::string dtype;  // "float32", "float16", "bfloat16", "float64", "int64", "int32", "bool", "int8", "uint8"
-  std::vector<int64_t> shape;       // on trial 0 (the problem's own inputs)
-  std::vector<int> varying_dims;    // dimensions whose size depends on the seed (read from kf_tensor.shape)
+  std::string name;            // forward argument name or state_dict key
+  std::string dtype;           // "float32", "float16", "bfloat16", "float64", "int64", "int32", "bool", "int8", "uint8"
+  std::vector<int64_t> shape;  // on trial 0 (the problem's own inputs)
+  std::vector<int> varying_dims;  // dimensions whose size depends on the seed (read from kf_tensor.shape)
 };
 
 struct Signature {

@@ -13,11 +13,11 @@ size_t utf8_length(const std::string& s, size_t i) {
   if (n == 0 || i + n > s.size()) return 0;
   for (size_t k = 1; k < n; ++k)
     if ((b(i + k) & 0xC0) != 0x80) return 0;
-  if (n == 2 && c == 0xC2 && b(i + 1) < 0xA0) return 0;  // C1 control
-  if (n == 3 && c == 0xE0 && b(i + 1) < 0xA0) return 0;  // overlong
-  if (n == 3 && c == 0xED && b(i + 1) >= 0xA0) return 0; // surrogate
-  if (n == 4 && c == 0xF0 && b(i + 1) < 0x90) return 0;  // overlong
-  if (n == 4 && c == 0xF4 && b(i + 1) >= 0x90) return 0; // above U+10FFFF
+  if (n == 2 && c == 0xC2 && b(i + 1) < 0xA0) return 0;   // C1 control
+  if (n == 3 && c == 0xE0 && b(i + 1) < 0xA0) return 0;   // overlong
+  if (n == 3 && c == 0xED && b(i + 1) >= 0xA0) return 0;  // surrogate
+  if (n == 4 && c == 0xF0 && b(i + 1) < 0x90) return 0;   // overlong
+  if (n == 4 && c == 0xF4 && b(i + 1) >= 0x90) return 0;  // above U+10FFFF
   return n;
 }
 
@@ -35,13 +35,21 @@ std::string clean_text(const std::string& text, size_t max_bytes) {
       unsigned char k = static_cast<unsigned char>(text[i]);
       if (k == '[') {  // CSI: parameters and intermediates, then one final byte 0x40..0x7E
         ++i;
-        while (i < text.size() && (static_cast<unsigned char>(text[i]) < 0x40 || static_cast<unsigned char>(text[i]) > 0x7E)) ++i;
+        while (i < text.size() &&
+               (static_cast<unsigned char>(text[i]) < 0x40 || static_cast<unsigned char>(text[i]) > 0x7E))
+          ++i;
         ++i;
       } else if (k == ']' || k == 'P' || k == '^' || k == '_' || k == 'X') {  // OSC/DCS/PM/APC/SOS: to ST or BEL
         ++i;
         while (i < text.size()) {
-          if (text[i] == '\a') { ++i; break; }
-          if (text[i] == 0x1B && i + 1 < text.size() && text[i + 1] == '\\') { i += 2; break; }
+          if (text[i] == '\a') {
+            ++i;
+            break;
+          }
+          if (text[i] == 0x1B && i + 1 < text.size() && text[i + 1] == '\\') {
+            i += 2;
+            break;
+          }
           ++i;
         }
       } else {

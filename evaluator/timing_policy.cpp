@@ -13,9 +13,7 @@ TimingPolicy::TimingPolicy(TimingPolicyOptions options) : options_(options) {
 }
 
 namespace {
-double steady_s() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
+double steady_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 }  // namespace
 
 void TimingPolicy::add(double round_ms, int calls) {
@@ -63,7 +61,8 @@ std::string TimingPolicy::compute_stop() const {
   if (n >= options_.max_rounds) return "max_rounds";
   if (n >= options_.min_rounds && noise() <= options_.max_noise) return "noise";
   if (n >= std::min(options_.min_rounds, 3) && measured_ >= options_.budget_ms) return "budget";
-  if (n >= std::min(options_.min_rounds, 3) && first_s_ >= 0 && (steady_s() - first_s_) * 1e3 >= options_.wall_budget_ms)
+  if (n >= std::min(options_.min_rounds, 3) && first_s_ >= 0 &&
+      (steady_s() - first_s_) * 1e3 >= options_.wall_budget_ms)
     return "wall_budget";
   return "";
 }

@@ -10,12 +10,12 @@
 namespace kf::eval {
 
 struct TimingPolicyOptions {
-  int warmup_rounds = 1;     // discarded
+  int warmup_rounds = 1;  // discarded
   int min_rounds = 10;
   int max_rounds = 200;
-  double budget_ms = 2000;   // measured time after which timing stops whatever the noise
-  double max_noise = 0.004;  // target relative standard error of the median
-  double wall_budget_ms = 0; // wall time (from the first round) after which timing stops; 0: 2 x budget_ms
+  double budget_ms = 2000;    // measured time after which timing stops whatever the noise
+  double max_noise = 0.004;   // target relative standard error of the median
+  double wall_budget_ms = 0;  // wall time (from the first round) after which timing stops; 0: 2 x budget_ms
 };
 
 class TimingPolicy {

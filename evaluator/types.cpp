@@ -19,7 +19,7 @@ std::string to_string(CandidateKind kind) { return kind == CandidateKind::kernel
 
 CandidateKind candidate_kind_of(const std::string& source_path) {
   return std::filesystem::path(source_path).extension() == ".py" ? CandidateKind::kernelbench
-                                                                  : CandidateKind::kf_forward;
+                                                                 : CandidateKind::kf_forward;
 }
 
 namespace {
@@ -77,21 +77,19 @@ std::string Signature::to_c_declaration() const {
       << " * rounds. Read them from kf_tensor.shape[] (and ndim) on every call; never bake in the example.\n";
   }
   o << " * All tensors contiguous, row-major. */\n";
-  o << "int kf_forward(const kf_tensor* inputs, int32_t num_inputs,   /* num_inputs == " << inputs.size()
-    << " */\n";
-  o << "               kf_tensor* outputs, int32_t num_outputs,       /* num_outputs == " << outputs.size()
-    << " */\n";
+  o << "int kf_forward(const kf_tensor* inputs, int32_t num_inputs,   /* num_inputs == " << inputs.size() << " */\n";
+  o << "               kf_tensor* outputs, int32_t num_outputs,       /* num_outputs == " << outputs.size() << " */\n";
   o << "               void* stream);\n";
   return o.str();
 }
 
 nlohmann::json Signature::to_json() const {
-  return {{"problem", problem}, {"precision", precision}, {"inputs", specs_json(inputs)},
-          {"outputs", specs_json(outputs)}};
+  return {
+      {"problem", problem}, {"precision", precision}, {"inputs", specs_json(inputs)}, {"outputs", specs_json(outputs)}};
 }
 
 nlohmann::json EnvironmentInfo::to_json() const {
-  nlohmann::json j{{"backend", backend},   {"gpu_name", gpu_name},         {"gpu_arch", gpu_arch},
+  nlohmann::json j{{"backend", backend},     {"gpu_name", gpu_name}, {"gpu_arch", gpu_arch},
                    {"torch", torch_version}, {"cuda", cuda_version}, {"python", python}};
   j["copy_bandwidth_gbps"] = copy_bandwidth_gbps ? nlohmann::json(*copy_bandwidth_gbps) : nlohmann::json(nullptr);
   return j;

@@ -59,13 +59,15 @@ Result<Roofline> Evaluator::Impl::problem_roofline(const std::string& key, const
   return rl;
 }
 
-void Evaluator::Impl::measure_yardsticks(const std::string& key, Verdict& v, const Plan& plan,
-                                         bool copies_outputs, const nlohmann::json& seeds) {
+void Evaluator::Impl::measure_yardsticks(const std::string& key, Verdict& v, const Plan& plan, bool copies_outputs,
+                                         const nlohmann::json& seeds) {
   auto phase_start = now_s();
   if (opt.roofline) {
     auto rl = problem_roofline(key, seeds);
-    if (rl.ok()) v.roofline = *rl;
-    else v.checks.roofline_error = rl.error().message;
+    if (rl.ok())
+      v.roofline = *rl;
+    else
+      v.checks.roofline_error = rl.error().message;
   }
   const bool tf32 = opt.allow_reduced_precision;
   auto fraction = [&](double ms) -> std::optional<PeakFraction> {

@@ -13,8 +13,10 @@ std::string text_of(const nlohmann::json& content) {
   };
   if (content.is_array()) {
     for (const auto& part : content) {
-      if (part.is_string()) append(part.get<std::string>());
-      else if (part.is_object() && part.contains("text") && part["text"].is_string()) append(part["text"].get<std::string>());
+      if (part.is_string())
+        append(part.get<std::string>());
+      else if (part.is_object() && part.contains("text") && part["text"].is_string())
+        append(part["text"].get<std::string>());
     }
   } else if (content.is_object() && content.contains("text") && content["text"].is_string()) {
     append(content["text"].get<std::string>());
@@ -39,7 +41,8 @@ Result<std::vector<MockMessage>> role_messages(const nlohmann::json& body, const
   }
   std::vector<MockMessage> out;
   for (const auto& m : *it) {
-    if (!m.is_object()) return make_error("mock.request", std::string("an element of \"") + key + "\" is not an object");
+    if (!m.is_object())
+      return make_error("mock.request", std::string("an element of \"") + key + "\" is not an object");
     std::string role = string_field(m, "role");
     if (role.empty()) {
       // Responses API input items without a role (e.g. function_call_output) carry no chat text.

@@ -122,6 +122,7 @@ class EntryReader {
 };
 
 const std::set<std::string>& known_fields() {
+  // clang-format off
   static const std::set<std::string> fields = {
       "comment", "match", "api", "times", "answer", "reasoning", "reasoning_form", "thinking_signature",
       "redacted_thinking", "usage", "finish_reason", "model", "chunk_chars", "status", "retry_after",
@@ -129,6 +130,7 @@ const std::set<std::string>& known_fields() {
       "event_delay_s", "stream_cut_after", "malformed_json", "error_event_mid_stream", "sse",
       "report_reasoning_tokens", "error_reason", "quota_id", "retry_delay", "headers", "body_file", "key",
       "choices", "weight"};
+  // clang-format on
   return fields;
 }
 
@@ -215,8 +217,9 @@ void read_error_event(EntryReader& r, const nlohmann::json& v, ScriptEntry& e) {
     } else if ((key == "type" || key == "message") && value.is_string()) {
       (key == "type" ? ev.type : ev.message) = value.get<std::string>();
     } else {
-      r.problem("error_event_mid_stream." + key,
-                key == "type" || key == "message" ? "must be a string" : "unknown field (expected after_events, type, message)");
+      r.problem("error_event_mid_stream." + key, key == "type" || key == "message"
+                                                     ? "must be a string"
+                                                     : "unknown field (expected after_events, type, message)");
     }
   }
   e.error_event = ev;
@@ -224,16 +227,22 @@ void read_error_event(EntryReader& r, const nlohmann::json& v, ScriptEntry& e) {
 
 void read_sse(EntryReader& r, const nlohmann::json& v, ScriptEntry& e) {
   if (!v.is_object()) {
-    r.problem("sse", "must be an object {\"line_ending\": \"lf\"|\"crlf\"|\"cr\", \"comments\": bool, \"multiline_data\": bool}");
+    r.problem(
+        "sse",
+        "must be an object {\"line_ending\": \"lf\"|\"crlf\"|\"cr\", \"comments\": bool, \"multiline_data\": bool}");
     return;
   }
   for (const auto& [key, value] : v.items()) {
     if (key == "line_ending") {
       std::string le = value.is_string() ? value.get<std::string>() : "";
-      if (le == "lf") e.sse.line_ending = "\n";
-      else if (le == "crlf") e.sse.line_ending = "\r\n";
-      else if (le == "cr") e.sse.line_ending = "\r";
-      else r.problem("sse.line_ending", "must be \"lf\", \"crlf\" or \"cr\"");
+      if (le == "lf")
+        e.sse.line_ending = "\n";
+      else if (le == "crlf")
+        e.sse.line_ending = "\r\n";
+      else if (le == "cr")
+        e.sse.line_ending = "\r";
+      else
+        r.problem("sse.line_ending", "must be \"lf\", \"crlf\" or \"cr\"");
     } else if ((key == "comments" || key == "multiline_data") && value.is_boolean()) {
       (key == "comments" ? e.sse.comments : e.sse.multiline_data) = value.get<bool>();
     } else {
@@ -246,13 +255,15 @@ void read_sse(EntryReader& r, const nlohmann::json& v, ScriptEntry& e) {
 
 void read_headers(EntryReader& r, const nlohmann::json& v, ScriptEntry& e) {
   if (!v.is_object()) {
-    r.problem("headers", "must be an object of header names to string values, e.g. {\"x-ratelimit-remaining-requests\": \"0\"}");
+    r.problem("headers",
+              "must be an object of header names to string values, e.g. {\"x-ratelimit-remaining-requests\": \"0\"}");
     return;
   }
   for (const auto& [name, value] : v.items()) {
     const bool bad_name = name.empty() || name.find_first_of(":\r\n ") != std::string::npos;
     if (bad_name || !value.is_string() || value.get<std::string>().find_first_of("\r\n") != std::string::npos) {
-      r.problem("headers." + name, "needs a header name without ':', spaces or line breaks and a one-line string value");
+      r.problem("headers." + name,
+                "needs a header name without ':', spaces or line breaks and a one-line string value");
       continue;
     }
     e.headers.emplace_back(name, value.get<std::string>());
@@ -271,8 +282,8 @@ void read_body_file(EntryReader& r, const std::string& path, const std::string& 
 }
 
 void read_keys(EntryReader& r, const nlohmann::json& v, ScriptEntry& e) {
-  const std::vector<nlohmann::json> names = v.is_array() ? std::vector<nlohmann::json>(v.begin(), v.end())
-                                                         : std::vector<nlohmann::json>{v};
+  const std::vector<nlohmann::json> names =
+      v.is_array() ? std::vector<nlohmann::json>(v.begin(), v.end()) : std::vector<nlohmann::json>{v};
   for (const auto& n : names) {
     if (!n.is_string() || n.get<std::string>().empty()) {
       r.problem("key", "must be a non-empty string or a list of them (the request keys this entry answers)");
@@ -292,7 +303,8 @@ void read_choices(EntryReader& r, const nlohmann::json& obj, size_t index, const
                   std::vector<std::string>& problems, ScriptEntry& e) {
   const auto& v = obj.at("choices");
   if (!v.is_array() || v.empty()) {
-    r.problem("choices", "must be a non-empty list of replies, e.g. [{\"answer\": \"a\", \"weight\": 2}, {\"answer\": \"b\"}]");
+    r.problem("choices",
+              "must be a non-empty list of replies, e.g. [{\"answer\": \"a\", \"weight\": 2}, {\"answer\": \"b\"}]");
     return;
   }
   for (const auto& [key, value] : obj.items()) {
@@ -322,21 +334,27 @@ void read_fields(EntryReader& r, const nlohmann::json& obj, const std::string& b
   if (auto s = r.string("answer")) e.answer = *s;
   if (auto s = r.string("reasoning")) e.reasoning = *s;
   if (auto s = r.string("reasoning_form")) {
-    if (auto f = reasoning_form_from_string(*s)) e.reasoning_form = *f;
-    else r.problem("reasoning_form", "must be reasoning_content, reasoning, think_tags or think_close_only");
+    if (auto f = reasoning_form_from_string(*s))
+      e.reasoning_form = *f;
+    else
+      r.problem("reasoning_form", "must be reasoning_content, reasoning, think_tags or think_close_only");
   }
   if (auto s = r.string("thinking_signature")) e.thinking_signature = *s;
   if (auto s = r.string("redacted_thinking")) e.redacted_thinking = *s;
   if (r.has("usage")) read_usage(r, obj.at("usage"), e.usage);
   if (auto s = r.string("finish_reason")) {
-    if (*s == "stop" || *s == "length" || *s == "content_filter") e.finish_reason = *s;
-    else r.problem("finish_reason", "must be stop, length or content_filter");
+    if (*s == "stop" || *s == "length" || *s == "content_filter")
+      e.finish_reason = *s;
+    else
+      r.problem("finish_reason", "must be stop, length or content_filter");
   }
   if (auto s = r.string("model")) e.model = *s;
   if (auto n = r.integer("chunk_chars", 1)) e.chunk_chars = static_cast<size_t>(*n);
   if (auto n = r.integer("status", 100)) {
-    if (*n > 599) r.problem("status", "must be an HTTP status code (100-599)");
-    else e.status = static_cast<int>(*n);
+    if (*n > 599)
+      r.problem("status", "must be an HTTP status code (100-599)");
+    else
+      e.status = static_cast<int>(*n);
   }
   if (r.has("retry_after")) {
     const auto& v = obj.at("retry_after");
@@ -364,20 +382,25 @@ void read_fields(EntryReader& r, const nlohmann::json& obj, const std::string& b
   if (auto s = r.string("quota_id")) e.quota_id = *s;
   if (r.has("retry_delay")) {
     const auto& v = obj.at("retry_delay");
-    if (v.is_number() && v.get<double>() >= 0) e.retry_delay = (v.is_number_integer() ? std::to_string(v.get<int64_t>()) : v.dump()) + "s";
-    else if (v.is_string()) e.retry_delay = v.get<std::string>();
-    else r.problem("retry_delay", "must be seconds (a number) or a protobuf duration string like \"26s\"");
+    if (v.is_number() && v.get<double>() >= 0)
+      e.retry_delay = (v.is_number_integer() ? std::to_string(v.get<int64_t>()) : v.dump()) + "s";
+    else if (v.is_string())
+      e.retry_delay = v.get<std::string>();
+    else
+      r.problem("retry_delay", "must be seconds (a number) or a protobuf duration string like \"26s\"");
   }
   if (r.has("headers")) read_headers(r, obj.at("headers"), e);
   if (auto s = r.string("body_file")) read_body_file(r, *s, base_dir, e);
   if (e.body && (r.has("answer") || r.has("reasoning") || e.stream_cut || e.malformed_json || e.error_event)) {
-    r.problem("body_file", "a recorded body is sent as it is: answer, reasoning, stream_cut_after, malformed_json and "
-                           "error_event_mid_stream do not apply");
+    r.problem("body_file",
+              "a recorded body is sent as it is: answer, reasoning, stream_cut_after, malformed_json and "
+              "error_event_mid_stream do not apply");
   }
 
   if (e.is_fault()) {
     if (!e.body && (r.has("answer") || r.has("reasoning"))) {
-      r.problem("answer", "an entry with a non-200 status sends an error body only; remove answer/reasoning or the status");
+      r.problem("answer",
+                "an entry with a non-200 status sends an error body only; remove answer/reasoning or the status");
     }
     if (e.stream_cut || e.malformed_json || e.error_event) {
       r.problem("status", "stream_cut_after, malformed_json and error_event_mid_stream apply to 200 replies only");
@@ -392,7 +415,8 @@ void read_choice(const nlohmann::json& obj, const std::string& where, const std:
   EntryReader r(obj, where, problems);
   for (const auto& [key, value] : obj.items()) {
     (void)value;
-    if (selection_fields().count(key)) r.problem(key, "selects an entry; it belongs to the entry, not to one of its choices");
+    if (selection_fields().count(key))
+      r.problem(key, "selects an entry; it belongs to the entry, not to one of its choices");
   }
   if (r.has("weight")) {
     const auto& w = obj.at("weight");
@@ -405,8 +429,8 @@ void read_choice(const nlohmann::json& obj, const std::string& where, const std:
   read_fields(r, obj, base_dir, c.reply);
 }
 
-void read_entry(const nlohmann::json& obj, size_t index, const std::string& base_dir, std::vector<std::string>& problems,
-                ScriptEntry& e) {
+void read_entry(const nlohmann::json& obj, size_t index, const std::string& base_dir,
+                std::vector<std::string>& problems, ScriptEntry& e) {
   EntryReader r(obj, "entry " + std::to_string(index), problems);
   e.index = index;
   if (r.has("weight")) r.problem("weight", "belongs to one of an entry's choices");
@@ -421,8 +445,8 @@ void read_entry(const nlohmann::json& obj, size_t index, const std::string& base
   }
   if (r.has("api")) {
     const auto& v = obj.at("api");
-    std::vector<nlohmann::json> names = v.is_array() ? std::vector<nlohmann::json>(v.begin(), v.end())
-                                                     : std::vector<nlohmann::json>{v};
+    std::vector<nlohmann::json> names =
+        v.is_array() ? std::vector<nlohmann::json>(v.begin(), v.end()) : std::vector<nlohmann::json>{v};
     for (const auto& n : names) {
       auto api = n.is_string() ? api_from_string(n.get<std::string>()) : std::nullopt;
       if (!api) {
@@ -435,8 +459,10 @@ void read_entry(const nlohmann::json& obj, size_t index, const std::string& base
   if (r.has("key")) read_keys(r, obj.at("key"), e);
   if (r.has("times")) {
     const auto& v = obj.at("times");
-    if (v.is_string() && v.get<std::string>() == "unlimited") e.times = -1;
-    else if (auto n = r.integer_value("times", v, 1)) e.times = *n;
+    if (v.is_string() && v.get<std::string>() == "unlimited")
+      e.times = -1;
+    else if (auto n = r.integer_value("times", v, 1))
+      e.times = *n;
   }
   if (r.has("choices")) {
     read_choices(r, obj, index, base_dir, problems, e);
@@ -453,10 +479,13 @@ std::optional<KeyPlace> key_place_from_string(const std::string& text) {
 }
 
 void read_key_rule(const nlohmann::json& v, std::vector<std::string>& problems, Script& script) {
-  auto problem = [&](const std::string& field, const std::string& reason) { problems.push_back(field + ": " + reason); };
+  auto problem = [&](const std::string& field, const std::string& reason) {
+    problems.push_back(field + ": " + reason);
+  };
   if (!v.is_object() || !v.contains("regex")) {
-    problem("key", "must be an object {\"regex\": \"// landscape: (\\\\S+)\", \"in\": [\"last_user\", \"last_assistant\"], "
-                   "\"occurrence\": \"first\"}");
+    problem("key",
+            "must be an object {\"regex\": \"// landscape: (\\\\S+)\", \"in\": [\"last_user\", \"last_assistant\"], "
+            "\"occurrence\": \"first\"}");
     return;
   }
   KeyRule rule;
@@ -473,8 +502,9 @@ void read_key_rule(const nlohmann::json& v, std::vector<std::string>& problems, 
         problem("key.regex", std::string("invalid regular expression: ") + err.what());
       }
     } else if (field == "in") {
-      const std::vector<nlohmann::json> names = value.is_array() ? std::vector<nlohmann::json>(value.begin(), value.end())
-                                                                 : std::vector<nlohmann::json>{value};
+      const std::vector<nlohmann::json> names = value.is_array()
+                                                    ? std::vector<nlohmann::json>(value.begin(), value.end())
+                                                    : std::vector<nlohmann::json>{value};
       rule.places.clear();
       for (const auto& n : names) {
         auto place = n.is_string() ? key_place_from_string(n.get<std::string>()) : std::nullopt;
@@ -487,8 +517,10 @@ void read_key_rule(const nlohmann::json& v, std::vector<std::string>& problems, 
       if (rule.places.empty()) problem("key.in", "an empty list finds no key; name at least one place");
     } else if (field == "occurrence") {
       const std::string o = value.is_string() ? value.get<std::string>() : "";
-      if (o == "first" || o == "last") rule.last_occurrence = o == "last";
-      else problem("key.occurrence", "must be \"first\" or \"last\"");
+      if (o == "first" || o == "last")
+        rule.last_occurrence = o == "last";
+      else
+        problem("key.occurrence", "must be \"first\" or \"last\"");
     } else if (field != "comment") {
       problem("key." + field, "unknown field (expected regex, in, occurrence, comment)");
     }
@@ -504,7 +536,8 @@ Result<Script> parse_script(const nlohmann::json& doc, const std::string& base_d
   const nlohmann::json* entries = &doc;
   if (doc.is_object() && doc.contains("entries")) {
     for (const auto& [field, value] : doc.items()) {
-      if (field == "key") read_key_rule(value, problems, script);
+      if (field == "key")
+        read_key_rule(value, problems, script);
       else if (field != "entries" && field != "comment") {
         problems.push_back(field + ": unknown field of a script object (expected key, entries, comment)");
       }
@@ -512,8 +545,9 @@ Result<Script> parse_script(const nlohmann::json& doc, const std::string& base_d
     entries = &doc.at("entries");
   }
   if (!entries->is_array()) {
-    return make_error("mock.script", "a script must be a JSON list of entries, e.g. [{\"answer\": \"hello\"}], or an "
-                                     "object {\"key\": {…}, \"entries\": [...]}; see docs/mock-server.md");
+    return make_error("mock.script",
+                      "a script must be a JSON list of entries, e.g. [{\"answer\": \"hello\"}], or an "
+                      "object {\"key\": {…}, \"entries\": [...]}; see docs/mock-server.md");
   }
   for (size_t i = 0; i < entries->size(); ++i) {
     const auto& item = (*entries)[i];
@@ -524,7 +558,8 @@ Result<Script> parse_script(const nlohmann::json& doc, const std::string& base_d
     ScriptEntry e;
     read_entry(item, i, base_dir, problems, e);
     if (!e.keys.empty() && !doc.contains("key")) {
-      problems.push_back("entry " + std::to_string(i) + ": key: the script has no key rule, so no request has a key; "
+      problems.push_back("entry " + std::to_string(i) +
+                         ": key: the script has no key rule, so no request has a key; "
                          "write the script as {\"key\": {\"regex\": …}, \"entries\": [...]}");
     }
     script.entries.push_back(std::move(e));

@@ -53,9 +53,9 @@ struct ErrorEvent {
 
 // Variations of the SSE framing, to exercise a client's parser.
 struct SseVariant {
-  std::string line_ending = "\n";   // "\n", "\r\n" or "\r"
-  bool comments = false;            // ": keep-alive" comment lines between events
-  bool multiline_data = false;      // each JSON payload split over two data: lines
+  std::string line_ending = "\n";  // "\n", "\r\n" or "\r"
+  bool comments = false;           // ": keep-alive" comment lines between events
+  bool multiline_data = false;     // each JSON payload split over two data: lines
 };
 
 // Which text of a request its key is looked for in (docs/mock-server.md, "Keys").
@@ -75,12 +75,12 @@ struct KeyRule {
 struct ScriptChoice;
 
 struct ScriptEntry {
-  size_t index = 0;                 // position in the script (0-based), for logs and messages
-  std::string match_source;         // "" = no regex: consumed in order
+  size_t index = 0;          // position in the script (0-based), for logs and messages
+  std::string match_source;  // "" = no regex: consumed in order
   std::shared_ptr<const std::regex> match;
-  std::vector<std::string> keys;    // answers only requests whose key is one of these; empty = any request
-  std::vector<Api> apis;            // empty = any API
-  int64_t times = 1;                // uses before the entry is spent; -1 = unlimited
+  std::vector<std::string> keys;  // answers only requests whose key is one of these; empty = any request
+  std::vector<Api> apis;          // empty = any API
+  int64_t times = 1;              // uses before the entry is spent; -1 = unlimited
   // Alternative replies (or faults), one drawn per use from the server's seed; empty = the entry is the reply.
   std::vector<ScriptChoice> choices;
 
@@ -88,12 +88,12 @@ struct ScriptEntry {
   std::string answer;
   std::string reasoning;
   ReasoningForm reasoning_form = ReasoningForm::reasoning_content;
-  std::string thinking_signature;   // Anthropic: signature_delta of the thinking block
-  std::string redacted_thinking;    // Anthropic: data of a redacted_thinking block ("" = none)
+  std::string thinking_signature;  // Anthropic: signature_delta of the thinking block
+  std::string redacted_thinking;   // Anthropic: data of a redacted_thinking block ("" = none)
   ScriptUsage usage;
   std::string finish_reason = "stop";  // "stop" | "length" | "content_filter"
-  std::string model;                // model name reported back; "" = the requested one
-  size_t chunk_chars = 16;          // streamed text is split into deltas of about this many bytes
+  std::string model;                   // model name reported back; "" = the requested one
+  size_t chunk_chars = 16;             // streamed text is split into deltas of about this many bytes
   // Whether usage carries the reasoning figure on its own (Chat completion_tokens_details, Responses
   // output_tokens_details, Gemini thoughtsTokenCount, Anthropic output_tokens_details.thinking_tokens).
   // Unset: yes, except Anthropic (whose older responses do not split thinking out).
@@ -101,22 +101,22 @@ struct ScriptEntry {
 
   // Fault.
   int status = 200;
-  std::optional<std::string> retry_after;   // Retry-After header value (seconds or HTTP date)
-  std::optional<int64_t> retry_after_ms;    // retry-after-ms header
-  std::optional<bool> x_should_retry;       // x-should-retry header
-  std::string error_type;           // e.g. insufficient_quota, overloaded_error; "" = from status
-  std::string error_code;           // OpenAI "code"; "" = same as type
-  std::string error_message;        // "" = a generic message for the status
-  std::string error_reason;         // Gemini: an ErrorInfo detail with this reason (e.g. API_KEY_INVALID)
-  std::string quota_id;             // Gemini: a QuotaFailure detail with this quotaId
-  std::string retry_delay;          // Gemini: a RetryInfo detail with this retryDelay (e.g. "26s")
+  std::optional<std::string> retry_after;  // Retry-After header value (seconds or HTTP date)
+  std::optional<int64_t> retry_after_ms;   // retry-after-ms header
+  std::optional<bool> x_should_retry;      // x-should-retry header
+  std::string error_type;                  // e.g. insufficient_quota, overloaded_error; "" = from status
+  std::string error_code;                  // OpenAI "code"; "" = same as type
+  std::string error_message;               // "" = a generic message for the status
+  std::string error_reason;                // Gemini: an ErrorInfo detail with this reason (e.g. API_KEY_INVALID)
+  std::string quota_id;                    // Gemini: a QuotaFailure detail with this quotaId
+  std::string retry_delay;                 // Gemini: a RetryInfo detail with this retryDelay (e.g. "26s")
   std::vector<std::pair<std::string, std::string>> headers;  // extra response headers, sent as given
   // A recorded body sent verbatim instead of a rendered one (with `status`; text/event-stream when the
   // file name ends in .sse, else application/json). Read when the script is loaded.
   std::string body_file;
   std::optional<std::string> body;
-  double delay_s = 0;               // wait before the response starts
-  double event_delay_s = 0;         // wait between streamed events
+  double delay_s = 0;        // wait before the response starts
+  double event_delay_s = 0;  // wait between streamed events
   std::optional<StreamCut> stream_cut;
   bool malformed_json = false;
   std::optional<ErrorEvent> error_event;
@@ -136,7 +136,8 @@ struct Script {
   std::vector<ScriptEntry> entries;
 };
 
-// Parses and validates a script document (a list of entries, or an object {"key": …, "entries": […]}); on failure the message lists every problem
+// Parses and validates a script document (a list of entries, or an object {"key": …, "entries": […]}); on failure the
+// message lists every problem
 // ("entry 3: field: reason"). A relative body_file is found under `base_dir` ("" = the working directory).
 Result<Script> parse_script(const nlohmann::json& doc, const std::string& base_dir = "");
 Result<Script> load_script(const std::string& path);

@@ -28,8 +28,8 @@ namespace {
 constexpr int kListenBacklog = 1024;
 
 const std::set<std::string>& auth_headers() {
-  static const std::set<std::string> names = {"authorization", "x-api-key", "x-goog-api-key", "api-key",
-                                              "proxy-authorization", "cookie"};
+  static const std::set<std::string> names = {"authorization", "x-api-key",           "x-goog-api-key",
+                                              "api-key",       "proxy-authorization", "cookie"};
   return names;
 }
 
@@ -49,7 +49,9 @@ Timestamp now_timestamp() {
   return {utc_timestamp(UtcFormat::iso_ms, now), ms};
 }
 
-int64_t estimate_tokens(const std::string& text) { return text.empty() ? 0 : static_cast<int64_t>((text.size() + 3) / 4); }
+int64_t estimate_tokens(const std::string& text) {
+  return text.empty() ? 0 : static_cast<int64_t>((text.size() + 3) / 4);
+}
 
 ResolvedReply resolve(const ScriptEntry& e, const MockRequest& req, int64_t seq) {
   ResolvedReply r;
@@ -126,7 +128,9 @@ struct MockServer::Impl {
     std::lock_guard lock(match_mutex);
     // Keyed entries take precedence, then entries with a regex that matches; entries with neither form a queue.
     enum class Tier { keyed, matched, plain };
-    auto tier_of = [](const ScriptEntry& e) { return !e.keys.empty() ? Tier::keyed : e.match ? Tier::matched : Tier::plain; };
+    auto tier_of = [](const ScriptEntry& e) {
+      return !e.keys.empty() ? Tier::keyed : e.match ? Tier::matched : Tier::plain;
+    };
     for (Tier tier : {Tier::keyed, Tier::matched, Tier::plain}) {
       for (size_t i = 0; i < script.entries.size(); ++i) {
         const ScriptEntry& e = script.entries[i];
@@ -214,8 +218,9 @@ struct MockServer::Impl {
       record["error"] = parsed.error().message;
       write_log(record);
       res.status = 400;
-      res.set_content(render_error_body(api, {.status = 400, .message = "kforge mock-server: " + parsed.error().message}),
-                      "application/json");
+      res.set_content(
+          render_error_body(api, {.status = 400, .message = "kforge mock-server: " + parsed.error().message}),
+          "application/json");
       return;
     }
     MockRequest& req = *parsed;
@@ -239,7 +244,9 @@ struct MockServer::Impl {
                             "(or \"times\" times); add entries or set \"times\": \"unlimited\".";
       std::cerr << message << std::endl;
       res.status = 500;
-      res.set_content(render_error_body(api, {.status = 500, .type = api == Api::gemini ? "INTERNAL" : "mock_script_exhausted", .message = message}),
+      res.set_content(render_error_body(api, {.status = 500,
+                                              .type = api == Api::gemini ? "INTERNAL" : "mock_script_exhausted",
+                                              .message = message}),
                       "application/json");
       return;
     }
@@ -264,7 +271,9 @@ struct MockServer::Impl {
       return;
     }
     ResolvedReply reply = resolve(e, req, n);
-    ErrorSpec mid_error{.status = api == Api::gemini ? 503 : api == Api::anthropic ? 529 : 500,
+    ErrorSpec mid_error{.status = api == Api::gemini      ? 503
+                                  : api == Api::anthropic ? 529
+                                                          : 500,
                         .type = e.error_event ? e.error_event->type : "",
                         .message = e.error_event ? e.error_event->message : ""};
     const bool sse = req.stream && (api != Api::gemini || req.gemini_sse);
@@ -273,7 +282,8 @@ struct MockServer::Impl {
       if (e.error_event) body = render_error_body(api, mid_error);
       if (e.malformed_json) body.resize(body.size() / 2);
       if (e.stream_cut) {
-        size_t keep = e.stream_cut->unit == StreamCut::Unit::bytes ? static_cast<size_t>(e.stream_cut->count) : body.size() / 2;
+        size_t keep =
+            e.stream_cut->unit == StreamCut::Unit::bytes ? static_cast<size_t>(e.stream_cut->count) : body.size() / 2;
         keep = std::min(keep, body.size());
         if (e.stream_cut->abort_connection) {
           send_aborted_body(res, body, keep);
@@ -308,7 +318,8 @@ struct MockServer::Impl {
     send_stream(res, std::move(chunks), e.event_delay_s, abort_connection);
   }
 
-  void send_stream(httplib::Response& res, std::vector<std::string> chunks, double event_delay_s, bool abort_connection) {
+  void send_stream(httplib::Response& res, std::vector<std::string> chunks, double event_delay_s,
+                   bool abort_connection) {
     struct State {
       std::vector<std::string> chunks;
       size_t next = 0;
@@ -316,17 +327,18 @@ struct MockServer::Impl {
     auto state = std::make_shared<State>();
     state->chunks = std::move(chunks);
     res.set_header("cache-control", "no-cache");
-    res.set_chunked_content_provider("text/event-stream", [this, state, event_delay_s, abort_connection](
-                                                              size_t, httplib::DataSink& sink) {
-      if (state->next < state->chunks.size()) {
-        if (state->next > 0 && !pause(event_delay_s)) return false;
-        const std::string& c = state->chunks[state->next++];
-        return sink.write(c.data(), c.size());
-      }
-      if (abort_connection) return false;  // httplib closes the socket without the final chunk
-      sink.done();
-      return true;
-    });
+    res.set_chunked_content_provider("text/event-stream",
+                                     [this, state, event_delay_s, abort_connection](size_t, httplib::DataSink& sink) {
+                                       if (state->next < state->chunks.size()) {
+                                         if (state->next > 0 && !pause(event_delay_s)) return false;
+                                         const std::string& c = state->chunks[state->next++];
+                                         return sink.write(c.data(), c.size());
+                                       }
+                                       if (abort_connection)
+                                         return false;  // httplib closes the socket without the final chunk
+                                       sink.done();
+                                       return true;
+                                     });
   }
 
   void send_aborted_body(httplib::Response& res, std::string body, size_t keep) {
@@ -350,15 +362,16 @@ struct MockServer::Impl {
     route("/responses", Api::openai_responses);
     route("/v1/messages", Api::anthropic);
     route("/messages", Api::anthropic);
-    http.Post(R"(/(?:v1beta|v1)/models/([^/:]+):(generateContent|streamGenerateContent))", [this](const Request& q, Response& s) {
-      handle(Api::gemini, q, s, q.matches[1], q.matches[2] == "streamGenerateContent");
-    });
+    http.Post(R"(/(?:v1beta|v1)/models/([^/:]+):(generateContent|streamGenerateContent))",
+              [this](const Request& q, Response& s) {
+                handle(Api::gemini, q, s, q.matches[1], q.matches[2] == "streamGenerateContent");
+              });
     http.Get("/health", [](const Request&, Response& s) { s.set_content("{\"status\":\"ok\"}", "application/json"); });
     http.set_error_handler(httplib::Server::HandlerWithResponse([](const Request& q, Response& s) {
       if (!s.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
       s.set_content(json_error(s.status == 404 ? "not_found" : "mock_error",
-                               "kforge mock-server: no handler for " + q.method + " " + q.path +
-                                   " (HTTP " + std::to_string(s.status) +
+                               "kforge mock-server: no handler for " + q.method + " " + q.path + " (HTTP " +
+                                   std::to_string(s.status) +
                                    "). It serves POST /v1/chat/completions, /v1/responses, /v1/messages, "
                                    "/v1beta/models/{model}:generateContent and :streamGenerateContent, GET /health."),
                     "application/json");
@@ -373,7 +386,8 @@ struct MockServer::Impl {
       } catch (...) {
       }
       s.status = 500;
-      s.set_content(json_error("mock_internal_error", "kforge mock-server: internal error: " + what), "application/json");
+      s.set_content(json_error("mock_internal_error", "kforge mock-server: internal error: " + what),
+                    "application/json");
     });
   }
 };
@@ -415,8 +429,9 @@ Status MockServer::bind() {
     impl_->port = impl_->http.bind_to_port(o.host, o.port) ? o.port : -1;
   }
   if (impl_->port <= 0) {
-    return make_error("mock.bind", "cannot listen on " + o.host + ":" + std::to_string(o.port) +
-                                       ": the port is in use or the address is not local; use --port 0 for a free port");
+    return make_error("mock.bind",
+                      "cannot listen on " + o.host + ":" + std::to_string(o.port) +
+                          ": the port is in use or the address is not local; use --port 0 for a free port");
   }
   if (impl_->listen_fd >= 0) ::listen(impl_->listen_fd, kListenBacklog);
   return ok_status();

@@ -11,10 +11,10 @@ namespace kf::mock {
 
 struct ServerOptions {
   std::string host = "127.0.0.1";
-  int port = 0;            // 0 = pick a free port
-  std::string log_path;    // "" = no request log; else one JSON line per request (docs/mock-server.md)
-  int threads = 256;       // worker threads = connections served at once (keep-alive holds one each)
-  uint64_t seed = 0;       // draws among an entry's choices (docs/mock-server.md, "Seeded choices")
+  int port = 0;          // 0 = pick a free port
+  std::string log_path;  // "" = no request log; else one JSON line per request (docs/mock-server.md)
+  int threads = 256;     // worker threads = connections served at once (keep-alive holds one each)
+  uint64_t seed = 0;     // draws among an entry's choices (docs/mock-server.md, "Seeded choices")
 };
 
 class MockServer {

@@ -5,7 +5,8 @@ namespace {
 
 std::string openai_default_type(int status) {
   switch (status) {
-    case 400: case 422: return "invalid_request_error";
+    case 400:
+    case 422: return "invalid_request_error";
     case 401: return "authentication_error";
     case 403: return "permission_error";
     case 404: return "not_found_error";
@@ -28,7 +29,8 @@ std::string openai_default_code(int status) {
 
 std::string anthropic_default_type(int status) {
   switch (status) {
-    case 400: case 422: return "invalid_request_error";
+    case 400:
+    case 422: return "invalid_request_error";
     case 401: return "authentication_error";
     case 403: return "permission_error";
     case 404: return "not_found_error";
@@ -85,9 +87,11 @@ nlohmann::json gemini_error_doc(const ErrorSpec& e) {
                        {"domain", "googleapis.com"},
                        {"metadata", {{"service", "generativelanguage.googleapis.com"}}}});
   if (!e.quota_id.empty())
-    details.push_back({{"@type", "type.googleapis.com/google.rpc.QuotaFailure"},
-                       {"violations", nlohmann::json::array({{{"quotaMetric", "generativelanguage.googleapis.com/generate_content_requests"},
-                                                              {"quotaId", e.quota_id}}})}});
+    details.push_back(
+        {{"@type", "type.googleapis.com/google.rpc.QuotaFailure"},
+         {"violations",
+          nlohmann::json::array({{{"quotaMetric", "generativelanguage.googleapis.com/generate_content_requests"},
+                                  {"quotaId", e.quota_id}}})}});
   if (!e.retry_delay.empty())
     details.push_back({{"@type", "type.googleapis.com/google.rpc.RetryInfo"}, {"retryDelay", e.retry_delay}});
   if (!details.empty()) error["details"] = std::move(details);

@@ -13,7 +13,7 @@ namespace kf::mock {
 
 // A reply with every count decided (script values, or estimates where the script left them out).
 struct ResolvedReply {
-  std::string id;            // unique per request, e.g. "mock-17"
+  std::string id;  // unique per request, e.g. "mock-17"
   std::string model;
   std::string answer;
   std::string reasoning;
@@ -22,7 +22,7 @@ struct ResolvedReply {
   std::string redacted_thinking;
   std::string finish_reason = "stop";
   size_t chunk_chars = 16;
-  int64_t created = 0;       // unix seconds
+  int64_t created = 0;  // unix seconds
   // kforge's accounting: input includes cached; output excludes reasoning.
   int64_t input_tokens = 0;
   int64_t cached_tokens = 0;

@@ -42,10 +42,9 @@ nlohmann::json openai_chat_body(const ResolvedReply& r) {
           {"created", r.created},
           {"model", r.model},
           {"system_fingerprint", "fp_mock"},
-          {"choices", nlohmann::json::array({{{"index", 0},
-                                              {"message", message},
-                                              {"logprobs", nullptr},
-                                              {"finish_reason", r.finish_reason}}})},
+          {"choices",
+           nlohmann::json::array(
+               {{{"index", 0}, {"message", message}, {"logprobs", nullptr}, {"finish_reason", r.finish_reason}}})},
           {"usage", chat_usage(r)}};
 }
 
@@ -61,13 +60,10 @@ std::vector<SseEvent> openai_chat_events(const ResolvedReply& r, bool include_us
   for (const auto& piece : split_text(chat_content_with_reasoning(r), r.chunk_chars)) add({{"content", piece}});
   add(nlohmann::json::object(), r.finish_reason);
   if (include_usage) {
-    nlohmann::json last = {{"id", "chatcmpl-" + r.id},
-                           {"object", "chat.completion.chunk"},
-                           {"created", r.created},
-                           {"model", r.model},
-                           {"system_fingerprint", "fp_mock"},
-                           {"choices", nlohmann::json::array()},
-                           {"usage", chat_usage(r)}};
+    nlohmann::json last = {
+        {"id", "chatcmpl-" + r.id}, {"object", "chat.completion.chunk"}, {"created", r.created},
+        {"model", r.model},         {"system_fingerprint", "fp_mock"},   {"choices", nlohmann::json::array()},
+        {"usage", chat_usage(r)}};
     events.push_back({"", last.dump()});
   }
   events.push_back({"", "[DONE]"});

@@ -72,7 +72,9 @@ std::vector<SseEvent> openai_responses_events(const ResolvedReply& r) {
   if (!r.reasoning.empty()) {
     const std::string item_id = "rs_" + r.id;
     add("response.output_item.added", {{"output_index", output_index}, {"item", reasoning_item(r, false)}});
-    add("response.reasoning_summary_part.added", {{"item_id", item_id}, {"output_index", output_index}, {"summary_index", 0},
+    add("response.reasoning_summary_part.added", {{"item_id", item_id},
+                                                  {"output_index", output_index},
+                                                  {"summary_index", 0},
                                                   {"part", {{"type", "summary_text"}, {"text", ""}}}});
     for (const auto& piece : split_text(r.reasoning, r.chunk_chars)) {
       add("response.reasoning_summary_text.delta",
@@ -80,23 +82,34 @@ std::vector<SseEvent> openai_responses_events(const ResolvedReply& r) {
     }
     add("response.reasoning_summary_text.done",
         {{"item_id", item_id}, {"output_index", output_index}, {"summary_index", 0}, {"text", r.reasoning}});
-    add("response.reasoning_summary_part.done", {{"item_id", item_id}, {"output_index", output_index}, {"summary_index", 0},
+    add("response.reasoning_summary_part.done", {{"item_id", item_id},
+                                                 {"output_index", output_index},
+                                                 {"summary_index", 0},
                                                  {"part", {{"type", "summary_text"}, {"text", r.reasoning}}}});
     add("response.output_item.done", {{"output_index", output_index}, {"item", reasoning_item(r, true)}});
     ++output_index;
   }
   const std::string msg_id = "msg_" + r.id;
   add("response.output_item.added", {{"output_index", output_index}, {"item", message_item(r, false)}});
-  add("response.content_part.added", {{"item_id", msg_id}, {"output_index", output_index}, {"content_index", 0},
-                                      {"part", {{"type", "output_text"}, {"text", ""}, {"annotations", nlohmann::json::array()}}}});
+  add("response.content_part.added",
+      {{"item_id", msg_id},
+       {"output_index", output_index},
+       {"content_index", 0},
+       {"part", {{"type", "output_text"}, {"text", ""}, {"annotations", nlohmann::json::array()}}}});
   for (const auto& piece : split_text(r.answer, r.chunk_chars)) {
-    add("response.output_text.delta", {{"item_id", msg_id}, {"output_index", output_index}, {"content_index", 0}, {"delta", piece}});
+    add("response.output_text.delta",
+        {{"item_id", msg_id}, {"output_index", output_index}, {"content_index", 0}, {"delta", piece}});
   }
-  add("response.output_text.done", {{"item_id", msg_id}, {"output_index", output_index}, {"content_index", 0}, {"text", r.answer}});
-  add("response.content_part.done", {{"item_id", msg_id}, {"output_index", output_index}, {"content_index", 0},
-                                     {"part", {{"type", "output_text"}, {"text", r.answer}, {"annotations", nlohmann::json::array()}}}});
+  add("response.output_text.done",
+      {{"item_id", msg_id}, {"output_index", output_index}, {"content_index", 0}, {"text", r.answer}});
+  add("response.content_part.done",
+      {{"item_id", msg_id},
+       {"output_index", output_index},
+       {"content_index", 0},
+       {"part", {{"type", "output_text"}, {"text", r.answer}, {"annotations", nlohmann::json::array()}}}});
   add("response.output_item.done", {{"output_index", output_index}, {"item", message_item(r, true)}});
-  add(r.finish_reason == "stop" ? "response.completed" : "response.incomplete", {{"response", response_object(r, true)}});
+  add(r.finish_reason == "stop" ? "response.completed" : "response.incomplete",
+      {{"response", response_object(r, true)}});
   return events;
 }
 

@@ -135,7 +135,10 @@ nlohmann::json breakdown_to_json(const Breakdown& b, size_t max_kernels) {
   nlohmann::json classes = nlohmann::json::array();
   for (const auto& name : b.class_order) {
     const auto& c = b.classes.at(name);
-    classes.push_back({{"class", name}, {"tier", c.tier}, {"time_ms", c.time_ns / 1e6}, {"share", share(c.time_ns)},
+    classes.push_back({{"class", name},
+                       {"tier", c.tier},
+                       {"time_ms", c.time_ns / 1e6},
+                       {"share", share(c.time_ns)},
                        {"count", c.count}});
   }
   j["classes"] = classes;
@@ -145,8 +148,12 @@ nlohmann::json breakdown_to_json(const Breakdown& b, size_t max_kernels) {
   nlohmann::json kernels = nlohmann::json::array();
   for (size_t i = 0; i < b.kernels.size() && i < max_kernels; ++i) {
     const auto& k = b.kernels[i];
-    kernels.push_back({{"name", k.name}, {"class", k.class_name}, {"tier", k.tier}, {"count", k.count},
-                       {"time_ms", k.time_ns / 1e6}, {"share", share(k.time_ns)}});
+    kernels.push_back({{"name", k.name},
+                       {"class", k.class_name},
+                       {"tier", k.tier},
+                       {"count", k.count},
+                       {"time_ms", k.time_ns / 1e6},
+                       {"share", share(k.time_ns)}});
   }
   j["kernels"] = kernels;
   j["kernels_total"] = b.kernels.size();
@@ -184,10 +191,11 @@ std::string format_breakdown(const Breakdown& b, size_t top_kernels) {
   const double wall = static_cast<double>(b.wall_ns);
   const auto pct = [&](double ns) { return wall > 0 ? format_fixed(100.0 * ns / wall, 1) + "%" : std::string("-"); };
   std::string out;
-  out += "measured region: " + format_fixed(wall / 1e6, 3) + " ms (" + std::to_string(b.regions) + " range(s), source " +
-         b.region_source + "), GPU busy " + format_fixed(static_cast<double>(b.busy_ns) / 1e6, 3) + " ms, " +
-         std::to_string(b.kernel_count) + " kernels, " + std::to_string(b.copy_count) + " copies, " +
-         std::to_string(b.memset_count) + " memsets, " + std::to_string(b.dropped) + " dropped records\n\n";
+  out += "measured region: " + format_fixed(wall / 1e6, 3) + " ms (" + std::to_string(b.regions) +
+         " range(s), source " + b.region_source + "), GPU busy " +
+         format_fixed(static_cast<double>(b.busy_ns) / 1e6, 3) + " ms, " + std::to_string(b.kernel_count) +
+         " kernels, " + std::to_string(b.copy_count) + " copies, " + std::to_string(b.memset_count) + " memsets, " +
+         std::to_string(b.dropped) + " dropped records\n\n";
   out += pad("class", 24) + pad("tier", 17) + lpad("time ms", 12) + lpad("share", 9) + lpad("count", 10) + "\n";
   for (const auto& name : b.class_order) {
     const auto& c = b.classes.at(name);

@@ -15,8 +15,8 @@ double median(std::vector<double> v) {
 
 Result<CorpusSummary> summarize(corpus::Corpus& c) {
   if (!c.damaged.empty())
-    return make_error("corpus.invalid", c.damaged.front().where() + ": " + c.damaged.front().reason +
-                                            "; the corpus is damaged.");
+    return make_error("corpus.invalid",
+                      c.damaged.front().where() + ": " + c.damaged.front().reason + "; the corpus is damaged.");
   corpus::mark_best(c.records);
   CorpusSummary out;
   std::map<std::string, std::map<std::string, std::vector<double>>> ref_times;

@@ -1,6 +1,6 @@
 #pragma once
-// What the projection needs from a campaign corpus (read by corpus/reader.h, shards included): per configuration and problem,
-// the baseline time and the best correct kernel's speedup.
+// What the projection needs from a campaign corpus (read by corpus/reader.h, shards included): per configuration and
+// problem, the baseline time and the best correct kernel's speedup.
 #include <map>
 #include <optional>
 #include <string>
@@ -13,8 +13,8 @@ namespace kf::profiler {
 struct ProblemOutcome {
   std::string name;
   std::string category;
-  std::optional<double> ref_time_ms;    // median of the baseline times recorded for it; none: not weighable
-  std::optional<double> best_speedup;   // highest speedup among its correct "best" kernels (best of samples)
+  std::optional<double> ref_time_ms;   // median of the baseline times recorded for it; none: not weighable
+  std::optional<double> best_speedup;  // highest speedup among its correct "best" kernels (best of samples)
 };
 
 struct CorpusSummary {

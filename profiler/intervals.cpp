@@ -25,8 +25,8 @@ SharedTime share_overlaps(const std::vector<Interval>& intervals) {
 
   SharedTime out;
   out.shared_ns.assign(intervals.size(), 0.0);
-  std::vector<size_t> active;                          // indices of open intervals
-  std::vector<size_t> position(intervals.size(), 0);   // where each open interval sits in `active`
+  std::vector<size_t> active;                         // indices of open intervals
+  std::vector<size_t> position(intervals.size(), 0);  // where each open interval sits in `active`
   uint64_t last = 0;
   for (const Event& e : events) {
     if (!active.empty() && e.t > last) {

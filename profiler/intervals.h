@@ -11,8 +11,8 @@ struct Interval {
 };
 
 struct SharedTime {
-  uint64_t busy_ns = 0;             // length of the union of all intervals
-  std::vector<double> shared_ns;    // per input interval: its time, where k intervals overlap each gets 1/k
+  uint64_t busy_ns = 0;           // length of the union of all intervals
+  std::vector<double> shared_ns;  // per input interval: its time, where k intervals overlap each gets 1/k
 };
 
 // Sweep line: every instant covered by k > 0 intervals is split equally among those k, so the shares sum to

@@ -34,9 +34,9 @@ Result<std::string> find_injection_library(const std::string& explicit_path) {
   const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
   if (!ec) {
     const fs::path dir = exe.parent_path();
-    for (const fs::path& candidate :
-         {dir / "libkforge-cupti.so", dir / ".." / "lib" / "libkforge-cupti.so", dir / ".." / "lib64" / "libkforge-cupti.so",
-          dir / ".." / "lib" / "x86_64-linux-gnu" / "libkforge-cupti.so"}) {
+    for (const fs::path& candidate : {dir / "libkforge-cupti.so", dir / ".." / "lib" / "libkforge-cupti.so",
+                                      dir / ".." / "lib64" / "libkforge-cupti.so",
+                                      dir / ".." / "lib" / "x86_64-linux-gnu" / "libkforge-cupti.so"}) {
       if (usable(candidate)) return fs::weakly_canonical(candidate, ec).string();
     }
   }

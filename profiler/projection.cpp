@@ -67,8 +67,8 @@ std::string format_projection(const Projection& p) {
                   c.wins > 0 ? (format_fixed(c.speedup, 3) + "x").c_str() : "-", 100 * c.saved);
     out += line;
   }
-  out += "  projected time reduction " + format_fixed(100 * p.saved, 3) + "%" + ", end-to-end speedup S = " +
-         format_fixed(p.speedup, 4) + "x" + "\n";
+  out += "  projected time reduction " + format_fixed(100 * p.saved, 3) + "%" +
+         ", end-to-end speedup S = " + format_fixed(p.speedup, 4) + "x" + "\n";
   out += "  ceiling 1/(1 - f_addressable) = " + format_fixed(p.ceiling_core, 4) + "x" +
          " (with vendor kernels replaceable too: " + format_fixed(p.ceiling_core_vendor, 4) + "x" + ")\n";
   if (p.unweighted_problems > 0) {
@@ -81,9 +81,15 @@ std::string format_projection(const Projection& p) {
 nlohmann::json projection_to_json(const Projection& p) {
   nlohmann::json classes = nlohmann::json::array();
   for (const auto& c : p.classes) {
-    classes.push_back({{"class", c.class_name}, {"tier", c.tier}, {"categories", c.categories}, {"share", c.share},
-                       {"problems", c.problems}, {"wins", c.wins}, {"win_rate", c.win_rate},
-                       {"speedup", c.speedup}, {"saved", c.saved}});
+    classes.push_back({{"class", c.class_name},
+                       {"tier", c.tier},
+                       {"categories", c.categories},
+                       {"share", c.share},
+                       {"problems", c.problems},
+                       {"wins", c.wins},
+                       {"win_rate", c.win_rate},
+                       {"speedup", c.speedup},
+                       {"saved", c.saved}});
   }
   return {{"config", p.config},
           {"classes", classes},

@@ -11,8 +11,8 @@ Result<Tier> parse_tier(const std::string& text, const std::string& where) {
   if (text == "core") return Tier::core;
   if (text == "vendor") return Tier::vendor;
   if (text == "not_addressable") return Tier::not_addressable;
-  return make_error("rules.bad_tier", where + ": tier \"" + text +
-                                          "\" is not one of core, vendor, not_addressable; fix the rule file.");
+  return make_error("rules.bad_tier",
+                    where + ": tier \"" + text + "\" is not one of core, vendor, not_addressable; fix the rule file.");
 }
 
 }  // namespace
@@ -97,8 +97,8 @@ Result<KernelRules> KernelRules::parse(const std::string& json_text, const std::
 Result<KernelRules> KernelRules::load(const std::string& path) {
   auto text = read_file(path);
   if (!text) {
-    return make_error("rules.unreadable", "cannot read the kernel class rules " + path + ": " +
-                                              text.error().message + " Pass --rules FILE or set KFORGE_DATA_DIR.");
+    return make_error("rules.unreadable", "cannot read the kernel class rules " + path + ": " + text.error().message +
+                                              " Pass --rules FILE or set KFORGE_DATA_DIR.");
   }
   return parse(*text, path);
 }

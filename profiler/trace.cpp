@@ -67,8 +67,8 @@ void parse_trace_text(const std::string& text, Trace& trace) {
       } else if (type == "region") {
         const std::string phase = r.value("phase", std::string());
         if (phase != "begin" && phase != "end") continue;
-        trace.marks.push_back({RegionMark::Source::explicit_call, phase == "begin", r.value("name", std::string()),
-                               0, r.at("ts").get<uint64_t>(), process});
+        trace.marks.push_back({RegionMark::Source::explicit_call, phase == "begin", r.value("name", std::string()), 0,
+                               r.at("ts").get<uint64_t>(), process});
       } else if (type == "summary") {
         complete = true;
         trace.dropped += r.value("dropped", uint64_t{0});

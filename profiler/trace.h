@@ -26,8 +26,8 @@ struct RegionMark {
   enum class Source { nvtx, explicit_call };
   Source source = Source::nvtx;
   bool begin = true;
-  std::string name;   // NVTX end records carry no name; they pair with their start by id
-  uint64_t id = 0;    // NVTX range id (per process)
+  std::string name;  // NVTX end records carry no name; they pair with their start by id
+  uint64_t id = 0;   // NVTX range id (per process)
   uint64_t ts = 0;
   uint32_t process = 0;  // index of the file the mark came from
 };

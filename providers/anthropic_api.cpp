@@ -160,7 +160,8 @@ class AnthropicAdapter final : public ApiAdapter {
     auto parsed = api::body_object(body);
     if (auto* err = std::get_if<AttemptError>(&parsed)) return std::move(*err);
     const json* j = &std::get<json>(parsed);
-    if (api::str(*j, "type") == "error" || j->contains("error")) return api::error_from_object(ApiFamily::anthropic, *j, 0);
+    if (api::str(*j, "type") == "error" || j->contains("error"))
+      return api::error_from_object(ApiFamily::anthropic, *j, 0);
     const json& content = api::member(*j, "content");
     if (!content.is_array()) return api::malformed("the response has no content[]: " + api::excerpt(body, 120));
     Reply reply;
@@ -178,9 +179,7 @@ class AnthropicAdapter final : public ApiAdapter {
     return api::finalize(std::move(reply));
   }
 
-  std::unique_ptr<StreamDecoder> stream_decoder() const override {
-    return std::make_unique<AnthropicStreamDecoder>();
-  }
+  std::unique_ptr<StreamDecoder> stream_decoder() const override { return std::make_unique<AnthropicStreamDecoder>(); }
   std::string end_marker() const override { return "message_stop"; }
 
  private:

@@ -36,8 +36,8 @@ Result<std::string> expand_env_references(const std::string& text) {
     } else if (fallback) {
       out += *fallback;
     } else {
-      return make_error("config.env", "environment variable " + name +
-                                          " is not set: export it, or write ${" + name + ":-default} in the file");
+      return make_error("config.env", "environment variable " + name + " is not set: export it, or write ${" + name +
+                                          ":-default} in the file");
     }
     pos = end + 1;
   }

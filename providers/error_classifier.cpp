@@ -18,7 +18,9 @@ std::string lower(std::string_view s) {
   return out;
 }
 
-bool contains(const std::string& haystack, std::string_view needle) { return haystack.find(needle) != std::string::npos; }
+bool contains(const std::string& haystack, std::string_view needle) {
+  return haystack.find(needle) != std::string::npos;
+}
 
 std::string text_of(const json& j, const char* key) {
   if (!j.is_object()) return "";
@@ -124,7 +126,8 @@ void set(ErrorClass& c, ProviderErrorKind kind, bool retryable, ErrorCause cause
 // The status/type rules shared by every family once the family-specific ones have not decided.
 void generic(ErrorClass& c, int s, const std::string& all) {
   if (s == 402 || says_out_of_credit(all)) return set(c, ProviderErrorKind::quota, false, ErrorCause::out_of_credit);
-  if (s == 401 || contains(all, "invalid_api_key") || contains(all, "authentication") || contains(all, "unauthenticated"))
+  if (s == 401 || contains(all, "invalid_api_key") || contains(all, "authentication") ||
+      contains(all, "unauthenticated"))
     return set(c, ProviderErrorKind::auth, false, ErrorCause::key_invalid);
   if (s == 403 || contains(all, "permission")) return set(c, ProviderErrorKind::auth, false);
   if (s == 429 || contains(all, "rate_limit") || contains(all, "rate limit") || contains(all, "resource_exhausted"))
@@ -136,10 +139,10 @@ void generic(ErrorClass& c, int s, const std::string& all) {
   // Before the server words: Ollama's 404 for an unknown model has type "api_error".
   if (s == 404) return set(c, ProviderErrorKind::bad_request, false, ErrorCause::model_not_found);
   if (s == 408 || s == 409 || (s >= 500 && s <= 599) || contains(all, "overloaded") || contains(all, "server_error") ||
-      contains(all, "api_error") || contains(all, "unavailable") || contains(all, "internal") || contains(all, "timeout"))
+      contains(all, "api_error") || contains(all, "unavailable") || contains(all, "internal") ||
+      contains(all, "timeout"))
     return set(c, ProviderErrorKind::server, true);
-  if (contains(all, "not_found"))
-    return set(c, ProviderErrorKind::bad_request, false, ErrorCause::model_not_found);
+  if (contains(all, "not_found")) return set(c, ProviderErrorKind::bad_request, false, ErrorCause::model_not_found);
   if ((s >= 400 && s <= 499) || contains(all, "invalid")) return set(c, ProviderErrorKind::bad_request, false);
   if (contains(all, "content_filter") || contains(all, "safety") || contains(all, "refus"))
     return set(c, ProviderErrorKind::content_filter, false);
@@ -162,7 +165,8 @@ void classify_openai(ErrorClass& c, const Fields& f, int s, const std::string& a
   if (code == "context_length_exceeded" || code == "string_above_max_length")
     return set(c, ProviderErrorKind::bad_request, false, ErrorCause::context_length);
   if (code == "model_not_found") return set(c, ProviderErrorKind::bad_request, false, ErrorCause::model_not_found);
-  // Azure's prompt filter: HTTP 400 with code content_filter ("...triggering Azure OpenAI's content management policy").
+  // Azure's prompt filter: HTTP 400 with code content_filter ("...triggering Azure OpenAI's content management
+  // policy").
   if (code == "content_filter") return set(c, ProviderErrorKind::content_filter, false);
   // Without a code, OpenAI's insufficient-quota wording.
   if (s == 429 && contains(all, "exceeded your current quota"))
@@ -190,7 +194,8 @@ void classify_gemini(ErrorClass& c, const Fields& f, int s, const std::string& a
   const int code = s ? s : f.numeric_code;
   for (const auto& r : f.reasons) {
     // API_KEY_INVALID comes as HTTP 400 INVALID_ARGUMENT; its siblings name a key that may not be used.
-    if (r == "API_KEY_INVALID" || r == "API_KEY_EXPIRED") return set(c, ProviderErrorKind::auth, false, ErrorCause::key_invalid);
+    if (r == "API_KEY_INVALID" || r == "API_KEY_EXPIRED")
+      return set(c, ProviderErrorKind::auth, false, ErrorCause::key_invalid);
     if (r.rfind("API_KEY_", 0) == 0) return set(c, ProviderErrorKind::auth, false);
   }
   if (says_out_of_credit(all)) return set(c, ProviderErrorKind::quota, false, ErrorCause::out_of_credit);
@@ -228,8 +233,10 @@ ErrorClass classify_fields(ApiFamily family, const Fields& f, int http_status) {
     case ApiFamily::anthropic: classify_anthropic(c, f, http_status, all); break;
     case ApiFamily::gemini: classify_gemini(c, f, http_status, all); break;
   }
-  if (f.retry_delay_s) c.server_wait_s = f.retry_delay_s;
-  else if (c.kind == ProviderErrorKind::rate_limit) c.server_wait_s = parse_try_again_in(f.message);
+  if (f.retry_delay_s)
+    c.server_wait_s = f.retry_delay_s;
+  else if (c.kind == ProviderErrorKind::rate_limit)
+    c.server_wait_s = parse_try_again_in(f.message);
   return c;
 }
 
@@ -267,11 +274,20 @@ std::optional<double> parse_try_again_in(std::string_view message) {
     while (j < m.size() && (std::isdigit(static_cast<unsigned char>(m[j])) || m[j] == '.')) ++j;
     const double v = std::strtod(m.substr(i, j - i).c_str(), nullptr);
     double unit = 0;
-    if (m.compare(j, 2, "ms") == 0) { unit = 0.001; j += 2; }
-    else if (j < m.size() && m[j] == 'h') { unit = 3600; j += 1; }
-    else if (j < m.size() && m[j] == 'm') { unit = 60; j += 1; }
-    else if (j < m.size() && m[j] == 's') { unit = 1; j += 1; }
-    else break;
+    if (m.compare(j, 2, "ms") == 0) {
+      unit = 0.001;
+      j += 2;
+    } else if (j < m.size() && m[j] == 'h') {
+      unit = 3600;
+      j += 1;
+    } else if (j < m.size() && m[j] == 'm') {
+      unit = 60;
+      j += 1;
+    } else if (j < m.size() && m[j] == 's') {
+      unit = 1;
+      j += 1;
+    } else
+      break;
     total += v * unit;
     any = true;
     i = j;
@@ -301,14 +317,15 @@ ErrorClass classify_http_error(ApiFamily family, int http_status, const HeaderMa
   }
   if (http_status >= 300 && http_status <= 399) {
     const auto location = headers.find("location");
-    c.detail += " (a redirect" + (location == headers.end() ? std::string() : " to " + api::excerpt(location->second, 200)) +
+    c.detail += " (a redirect" +
+                (location == headers.end() ? std::string() : " to " + api::excerpt(location->second, 200)) +
                 ": set base_url to the address the API is served at)";
   }
   // The SDKs' rule: the status decides whether to retry (408, 409, 429, 5xx); the body only says what
   // kind of failure it is, except that a final one (an exhausted account or daily quota, a bad key)
   // is never worth another attempt.
-  const bool final_kind = c.kind == ProviderErrorKind::quota || c.kind == ProviderErrorKind::auth ||
-                          c.cause == ErrorCause::context_length;
+  const bool final_kind =
+      c.kind == ProviderErrorKind::quota || c.kind == ProviderErrorKind::auth || c.cause == ErrorCause::context_length;
   c.retryable = is_retryable_status(http_status) && !final_kind;
   if (c.retryable && http_status == 429) c.kind = ProviderErrorKind::rate_limit;
   if (c.retryable && http_status >= 500 && c.kind != ProviderErrorKind::rate_limit) c.kind = ProviderErrorKind::server;

@@ -92,8 +92,8 @@ class GeminiAdapter final : public ApiAdapter {
         if (!system.empty()) system += "\n\n";
         system += m.content;
       } else {
-        contents.push_back({{"role", m.role == "assistant" ? "model" : "user"},
-                            {"parts", json::array({{{"text", m.content}}})}});
+        contents.push_back(
+            {{"role", m.role == "assistant" ? "model" : "user"}, {"parts", json::array({{{"text", m.content}}})}});
       }
     }
     json generation = {{"maxOutputTokens", g.max_output_tokens}};
@@ -126,9 +126,7 @@ class GeminiAdapter final : public ApiAdapter {
     return api::finalize(std::move(reply));
   }
 
-  std::unique_ptr<StreamDecoder> stream_decoder() const override {
-    return std::make_unique<GeminiStreamDecoder>();
-  }
+  std::unique_ptr<StreamDecoder> stream_decoder() const override { return std::make_unique<GeminiStreamDecoder>(); }
   std::string end_marker() const override { return "a chunk with finishReason"; }
 
  private:

@@ -44,8 +44,10 @@ std::string outcome_text(const AttemptResult& r) {
 }  // namespace
 
 HttpProvider::HttpProvider(ModelConfig config, std::string api_key)
-    : config_(std::move(config)), api_key_(std::move(api_key)),
-      limiter_(config_.rate_limits, steady_clock_seconds()), rng_(std::random_device{}()) {
+    : config_(std::move(config)),
+      api_key_(std::move(api_key)),
+      limiter_(config_.rate_limits, steady_clock_seconds()),
+      rng_(std::random_device{}()) {
   while (!config_.base_url.empty() && config_.base_url.back() == '/') config_.base_url.pop_back();
   adapter_ = make_adapter(config_);
 }
@@ -172,7 +174,8 @@ ProviderResult<Reply> HttpProvider::complete(const std::vector<ChatMessage>& mes
       // A per-day limit can ask for hours: failing now with the reason beats a worker asleep that long.
       error.retryable = false;
       error.cause = ErrorCause::wait_too_long;
-      error.detail += " (the server asks to wait " + std::to_string(static_cast<int64_t>(std::ceil(*error.server_wait_s))) +
+      error.detail += " (the server asks to wait " +
+                      std::to_string(static_cast<int64_t>(std::ceil(*error.server_wait_s))) +
                       " s before a retry, more than retry.max_server_wait_s = " +
                       std::to_string(static_cast<int64_t>(config_.retry.max_server_wait_s)) + " s)";
     }
@@ -200,8 +203,10 @@ std::string HttpProvider::advice_for(const AttemptError& error) const {
       return "A per-day quota is used up; retrying today cannot succeed. It resets once a day (Gemini: midnight "
              "Pacific time): rerun then (finished work is resumed), or move the project to a higher tier.";
     case ErrorCause::zero_quota:
-      return "The quota for model '" + config_.model + "' is 0 on this account's tier: it cannot be used without "
-             "enabling billing or choosing another model in " + file + ".";
+      return "The quota for model '" + config_.model +
+             "' is 0 on this account's tier: it cannot be used without "
+             "enabling billing or choosing another model in " +
+             file + ".";
     case ErrorCause::billing_required:
       return "The provider requires billing to be enabled for this project: enable it in the provider's console, "
              "then rerun.";
@@ -233,8 +238,8 @@ std::string HttpProvider::advice_for(const AttemptError& error) const {
       return "The account has no quota or credit left: add credit or raise the spend limit in the provider's "
              "console, then rerun.";
     case ProviderErrorKind::rate_limit:
-      return "Still rate limited: lower rate_limits (requests_per_minute, tokens_per_minute, max_concurrent) in " + file +
-             ", or raise retry.max_attempts.";
+      return "Still rate limited: lower rate_limits (requests_per_minute, tokens_per_minute, max_concurrent) in " +
+             file + ", or raise retry.max_attempts.";
     case ProviderErrorKind::server:
       return "The provider kept failing: try again later, or raise retry.max_attempts in " + file + ".";
     case ProviderErrorKind::network:
@@ -252,8 +257,7 @@ std::string HttpProvider::advice_for(const AttemptError& error) const {
     case ProviderErrorKind::content_filter:
       return "The provider refused or filtered the output; this prompt cannot be answered by this model as "
              "configured.";
-    case ProviderErrorKind::not_sent:
-      return "Nothing was sent; rerun to make the call.";
+    case ProviderErrorKind::not_sent: return "Nothing was sent; rerun to make the call.";
     case ProviderErrorKind::output_limit:
       return "Raise generation.max_output_tokens (now " + std::to_string(config_.generation.max_output_tokens) +
              ") or lower the reasoning effort / thinking budget in " + file + ".";
@@ -270,9 +274,9 @@ ProviderError HttpProvider::to_provider_error(const AttemptError& error, int att
   out.usage = error.usage;
   out.cause = error.cause;
   out.advice = secrets::redact(advice);
-  out.message = secrets::redact(config_.name + " (" + to_string(config_.provider) + "): " +
-                                to_string(error.kind) + " after " + std::to_string(attempts) +
-                                (attempts == 1 ? " attempt" : " attempts") + ": " + error.detail + ". " + advice);
+  out.message = secrets::redact(config_.name + " (" + to_string(config_.provider) + "): " + to_string(error.kind) +
+                                " after " + std::to_string(attempts) + (attempts == 1 ? " attempt" : " attempts") +
+                                ": " + error.detail + ". " + advice);
   return out;
 }
 

@@ -11,9 +11,7 @@
 namespace kf::providers {
 namespace {
 
-double now_s() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
+double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
 void init_curl_once() {
   static std::once_flag once;
@@ -91,12 +89,9 @@ TransportFailureKind classify(CURLcode code, bool body_started) {
     case CURLE_COULDNT_RESOLVE_PROXY:
     case CURLE_COULDNT_CONNECT:
     case CURLE_SSL_CONNECT_ERROR:
-    case CURLE_PEER_FAILED_VERIFICATION:
-      return TransportFailureKind::connect;
-    case CURLE_OPERATION_TIMEDOUT:
-      return TransportFailureKind::total_timeout;
-    default:
-      return body_started ? TransportFailureKind::cut : TransportFailureKind::other;
+    case CURLE_PEER_FAILED_VERIFICATION: return TransportFailureKind::connect;
+    case CURLE_OPERATION_TIMEDOUT: return TransportFailureKind::total_timeout;
+    default: return body_started ? TransportFailureKind::cut : TransportFailureKind::other;
   }
 }
 
@@ -163,9 +158,9 @@ HttpExchange http_post(const HttpRequest& request, const BodySink& sink) {
   if (st.sink_aborted) {
     exchange.failure = TransportFailure{TransportFailureKind::aborted, "stopped reading the response"};
   } else if (st.idle_expired) {
-    exchange.failure = TransportFailure{
-        TransportFailureKind::idle_timeout,
-        "no data for " + seconds_text(request.timeouts.idle_s) + " s (timeouts.idle_s)"};
+    exchange.failure =
+        TransportFailure{TransportFailureKind::idle_timeout,
+                         "no data for " + seconds_text(request.timeouts.idle_s) + " s (timeouts.idle_s)"};
   } else {
     exchange.failure = TransportFailure{classify(code, exchange.body_started), detail};
   }

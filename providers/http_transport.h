@@ -39,7 +39,7 @@ struct TransportFailure {
 };
 
 struct HttpExchange {
-  int status = 0;  // 0 when no response line arrived
+  int status = 0;     // 0 when no response line arrived
   HeaderMap headers;  // lower-case names; the last response's (after 1xx / redirects)
   std::optional<TransportFailure> failure;
   bool body_started = false;

@@ -44,12 +44,18 @@ struct Field {
   Type type;
   Range range;
   bool required;
-  Store store;  // empty: validated, not loaded (description)
+  Store store;                                        // empty: validated, not loaded (description)
   const std::vector<std::string>* choices = nullptr;  // a string field's allowed values (nullptr: any)
 };
 
-template <class T> struct Stored { using type = T; };
-template <class T> struct Stored<std::optional<T>> { using type = T; };
+template <class T>
+struct Stored {
+  using type = T;
+};
+template <class T>
+struct Stored<std::optional<T>> {
+  using type = T;
+};
 
 template <class T>
 Store into(T ModelConfig::*member) {
@@ -70,6 +76,7 @@ const Range kPositive{0, true, std::nullopt};
 const Range kNonNegative{0, false, std::nullopt};
 const Range kAtLeastOne{1, false, std::nullopt};
 
+// clang-format off
 const std::vector<Field>& fields() {
   using C = ModelConfig;
   using G = GenerationSettings;
@@ -154,10 +161,13 @@ const std::vector<Field>& fields() {
       {"", "raw_log_dir", Type::string, {}, false, into(&C::raw_log_dir)},
       {"", "prompt_overrides", Type::path_map, {}, false, [](C& c, const json& v) { c.prompt_overrides = v; }},
   };
+  // clang-format on
   return table;
 }
 
-std::string join(const std::string& prefix, const std::string& key) { return prefix.empty() ? key : prefix + "." + key; }
+std::string join(const std::string& prefix, const std::string& key) {
+  return prefix.empty() ? key : prefix + "." + key;
+}
 
 // The object at a dotted section path ("" = doc itself); nullptr when absent or not an object on the way.
 const json* find_section(const json& doc, const std::string& section) {
@@ -212,7 +222,8 @@ class Checker {
       // Each part of a dotted section is a key of the one above it (loop.beam: beam in loop, loop at the top).
       for (std::string s = f.section; !s.empty();) {
         const auto dot = s.rfind('.');
-        known[dot == std::string::npos ? "" : s.substr(0, dot)].insert(dot == std::string::npos ? s : s.substr(dot + 1));
+        known[dot == std::string::npos ? "" : s.substr(0, dot)].insert(dot == std::string::npos ? s
+                                                                                                : s.substr(dot + 1));
         s = dot == std::string::npos ? "" : s.substr(0, dot);
       }
     }
@@ -357,8 +368,9 @@ class Checker {
     for (char c : *env) valid = valid && (std::isalnum(static_cast<unsigned char>(c)) || c == '_');
     // The value is deliberately not echoed: someone may have pasted the key itself here.
     if (!valid) {
-      problem("api_key_env", "is not an environment variable name: give the NAME of the variable holding the key "
-                             "(e.g. OPENAI_API_KEY), never the key itself");
+      problem("api_key_env",
+              "is not an environment variable name: give the NAME of the variable holding the key "
+              "(e.g. OPENAI_API_KEY), never the key itself");
     }
   }
 
@@ -386,22 +398,26 @@ class Checker {
     const bool openai_style = *provider_ == ProviderKind::openai_chat || *provider_ == ProviderKind::openai_responses ||
                               *provider_ == ProviderKind::openai_compatible;
     if (effort && !openai_style) {
-      problem("generation.reasoning_effort", "is not used by provider " + to_string(*provider_) +
-                                                 ": set generation.thinking_budget_tokens instead");
+      problem("generation.reasoning_effort",
+              "is not used by provider " + to_string(*provider_) + ": set generation.thinking_budget_tokens instead");
     }
     if (budget && openai_style) {
-      problem("generation.thinking_budget_tokens", "is not used by provider " + to_string(*provider_) +
-                                                       ": set generation.reasoning_effort instead");
+      problem("generation.thinking_budget_tokens",
+              "is not used by provider " + to_string(*provider_) + ": set generation.reasoning_effort instead");
     }
     if (*provider_ == ProviderKind::anthropic && budget && *budget > 0) {
-      if (*budget < 1024) problem("generation.thinking_budget_tokens", "Anthropic requires at least 1024 (or 0 to disable thinking)");
+      if (*budget < 1024)
+        problem("generation.thinking_budget_tokens", "Anthropic requires at least 1024 (or 0 to disable thinking)");
       if (max_out && *budget >= *max_out) {
-        problem("generation.thinking_budget_tokens", "must be less than generation.max_output_tokens (thinking counts toward it)");
+        problem("generation.thinking_budget_tokens",
+                "must be less than generation.max_output_tokens (thinking counts toward it)");
       }
       if (temperature && *temperature != 1.0) {
-        warning("generation.temperature", "Anthropic accepts only temperature 1 with extended thinking; leave it unset");
+        warning("generation.temperature",
+                "Anthropic accepts only temperature 1 with extended thinking; leave it unset");
       }
-      if (top_p && *top_p < 0.95) warning("generation.top_p", "Anthropic accepts only top_p >= 0.95 with extended thinking");
+      if (top_p && *top_p < 0.95)
+        warning("generation.top_p", "Anthropic accepts only top_p >= 0.95 with extended thinking");
     }
     const std::string model = text("model").value_or("");
     const bool openai_reasoning_model =
@@ -424,7 +440,8 @@ class Checker {
 
 std::string format_problems(const std::vector<ConfigProblem>& problems) {
   std::string out;
-  for (const auto& p : problems) out += "\n  " + p.file + ": " + (p.field.empty() ? "(file)" : p.field) + ": " + p.reason;
+  for (const auto& p : problems)
+    out += "\n  " + p.file + ": " + (p.field.empty() ? "(file)" : p.field) + ": " + p.reason;
   return out;
 }
 

@@ -29,25 +29,25 @@ const std::vector<std::string>& candidate_format_names();
 
 struct GenerationSettings {
   int64_t max_output_tokens = 8192;
-  std::optional<double> temperature;     // omitted from the request when unset
+  std::optional<double> temperature;  // omitted from the request when unset
   std::optional<double> top_p;
-  std::optional<std::string> reasoning_effort;  // "minimal"|"low"|"medium"|"high" (OpenAI-style)
+  std::optional<std::string> reasoning_effort;    // "minimal"|"low"|"medium"|"high" (OpenAI-style)
   std::optional<int64_t> thinking_budget_tokens;  // Anthropic extended thinking, Gemini thinkingBudget
   bool stream = true;
 };
 
 struct Timeouts {
   double connect_s = 10;
-  double idle_s = 120;    // longest silence allowed between bytes of a response
-  double total_s = 900;   // whole request, retries excluded
+  double idle_s = 120;   // longest silence allowed between bytes of a response
+  double total_s = 900;  // whole request, retries excluded
 };
 
 struct RetryPolicy {
-  int max_attempts = 6;          // including the first
+  int max_attempts = 6;  // including the first
   double initial_backoff_s = 1.0;
   double max_backoff_s = 60.0;
   double multiplier = 2.0;
-  double jitter = 0.25;          // +/- fraction of the computed backoff
+  double jitter = 0.25;  // +/- fraction of the computed backoff
   // Longest server-requested wait (retry-after, Gemini retryDelay, "try again in ...") that is honoured;
   // a longer one ends the call with an error saying so instead of sleeping.
   double max_server_wait_s = 900;
@@ -98,7 +98,7 @@ struct LoopSettings {
     int migrate_every = 3;    // rounds between migrations of each island's best to the next (0: never)
   } evolve;
   std::optional<int> plateau_evaluations;  // loop.stop.plateau_evaluations
-  struct Budget {                           // loop.budget.*: per (problem, sample)
+  struct Budget {                          // loop.budget.*: per (problem, sample)
     std::optional<int> evaluations;
     std::optional<int64_t> tokens;
     std::optional<double> usd;
@@ -108,11 +108,11 @@ struct LoopSettings {
 const std::vector<std::string>& loop_strategy_names();
 
 struct ModelConfig {
-  std::string name;            // configuration name, used in reports
-  std::string source_path;     // file it was loaded from ("" when built in code)
+  std::string name;         // configuration name, used in reports
+  std::string source_path;  // file it was loaded from ("" when built in code)
   ProviderKind provider = ProviderKind::openai_chat;
-  std::string base_url;        // e.g. https://api.openai.com/v1
-  std::string api_key_env;     // environment variable holding the key; "" = no key (local servers)
+  std::string base_url;     // e.g. https://api.openai.com/v1
+  std::string api_key_env;  // environment variable holding the key; "" = no key (local servers)
   std::string model;
   GenerationSettings generation;
   Timeouts timeouts;
@@ -131,16 +131,16 @@ struct ModelConfig {
   // A campaign's configurations must agree (they share one evaluator pool).
   bool feedback_ncu = false;
   CandidateFormat candidate_format = CandidateFormat::kf_forward;
-  std::string raw_log_dir;     // "" = no raw exchange log
+  std::string raw_log_dir;            // "" = no raw exchange log
   std::optional<std::string> server;  // openai-compatible: "vllm"|"sglang"|"ollama"|"llamacpp"|"deepseek"|"openrouter"
   nlohmann::json prompt_overrides = nlohmann::json::object();  // template name -> file path
-  nlohmann::json raw;          // the file as loaded, for hashing and the corpus
+  nlohmann::json raw;                                          // the file as loaded, for hashing and the corpus
 };
 
 // One problem found in a configuration file.
 struct ConfigProblem {
   std::string file;
-  std::string field;   // JSON pointer-like path, e.g. "rate_limits.max_concurrent"
+  std::string field;  // JSON pointer-like path, e.g. "rate_limits.max_concurrent"
   std::string reason;
 };
 

@@ -28,15 +28,17 @@ class TextSink {
  public:
   explicit TextSink(bool split_think_tags) : split_(split_think_tags) {}
   void content(const std::string& text) {
-    if (split_) splitter_.feed(text); else answer_ += text;
+    if (split_)
+      splitter_.feed(text);
+    else
+      answer_ += text;
   }
   void reasoning(const std::string& text) { reasoning_ += text; }
   void finish_into(Reply& reply) {
     if (split_) {
       splitter_.finish();
       answer_ = splitter_.answer();
-      if (!splitter_.reasoning().empty())
-        reasoning_ += (reasoning_.empty() ? "" : "\n\n") + splitter_.reasoning();
+      if (!splitter_.reasoning().empty()) reasoning_ += (reasoning_.empty() ? "" : "\n\n") + splitter_.reasoning();
     }
     reply.answer = std::move(answer_);
     reply.reasoning = std::move(reasoning_);
@@ -119,9 +121,9 @@ class ChatStreamDecoder final : public StreamDecoder {
     // Some compatible servers (ik_llama.cpp, llama-box, mlc-llm) close the stream after the finish_reason
     // chunk without `data: [DONE]`; a stream the server closed itself after a finish_reason is whole.
     if (!done_ && !(end == StreamEnd::clean && !reply_.finish_reason.empty())) {
-      return api::truncated("the stream ended without `data: [DONE]`" +
-                            std::string(reply_.finish_reason.empty() ? "" : " (after finish_reason " +
-                                                                           reply_.finish_reason + ")"));
+      return api::truncated(
+          "the stream ended without `data: [DONE]`" +
+          std::string(reply_.finish_reason.empty() ? "" : " (after finish_reason " + reply_.finish_reason + ")"));
     }
     text_.finish_into(reply_);
     if (refused_) reply_.finish_reason = "content_filter";

@@ -83,9 +83,8 @@ class ResponsesStreamDecoder final : public StreamDecoder {
       refused_ = true;
     } else if (type == "response.reasoning_summary_text.delta" || type == "response.reasoning_text.delta") {
       // A new summary part or reasoning item starts a new paragraph.
-      const std::string part = api::str(*data, "item_id") + "/" +
-                               std::to_string(api::int64(*data, "summary_index")) + "/" +
-                               std::to_string(api::int64(*data, "content_index"));
+      const std::string part = api::str(*data, "item_id") + "/" + std::to_string(api::int64(*data, "summary_index")) +
+                               "/" + std::to_string(api::int64(*data, "content_index"));
       if (part != reasoning_part_ && !reply_.reasoning.empty()) reply_.reasoning += "\n\n";
       reasoning_part_ = part;
       reply_.reasoning += api::str(*data, "delta");
@@ -161,9 +160,7 @@ class ResponsesAdapter final : public api::openai::Adapter {
     return reply_from_response(*j);
   }
 
-  std::unique_ptr<StreamDecoder> stream_decoder() const override {
-    return std::make_unique<ResponsesStreamDecoder>();
-  }
+  std::unique_ptr<StreamDecoder> stream_decoder() const override { return std::make_unique<ResponsesStreamDecoder>(); }
   std::string end_marker() const override { return "response.completed"; }
 };
 

@@ -69,9 +69,9 @@ Result<std::shared_ptr<Provider>> make_provider(const ModelConfig& config) {
   if (!config.api_key_env.empty()) {
     const char* value = std::getenv(config.api_key_env.c_str());
     if (value == nullptr || *value == '\0') {
-      return make_error("provider.missing_key",
-                        "environment variable " + config.api_key_env + " (api_key_env in " + file +
-                            ") is not set: export " + config.api_key_env + "=<your API key> and rerun.");
+      return make_error("provider.missing_key", "environment variable " + config.api_key_env + " (api_key_env in " +
+                                                    file + ") is not set: export " + config.api_key_env +
+                                                    "=<your API key> and rerun.");
     }
     key = value;
     secrets::add(key);

@@ -13,14 +13,14 @@
 namespace kf::providers {
 
 struct ChatMessage {
-  std::string role;     // "system" | "user" | "assistant"
+  std::string role;  // "system" | "user" | "assistant"
   std::string content;
 };
 
 struct Usage {
-  int64_t input_tokens = 0;      // all prompt tokens, cached ones included
+  int64_t input_tokens = 0;  // all prompt tokens, cached ones included
   int64_t cached_input_tokens = 0;
-  int64_t output_tokens = 0;     // visible answer tokens (reasoning excluded)
+  int64_t output_tokens = 0;  // visible answer tokens (reasoning excluded)
   int64_t reasoning_tokens = 0;
   // Where reasoning_tokens comes from: the API reported it, kforge split a reported output total by the
   // characters of answer and reasoning text, or neither was possible (reasoning_tokens is then 0).
@@ -33,8 +33,8 @@ std::string to_string(Usage::ReasoningSource source);
 double cost_usd(const Usage& usage, const Prices& prices);
 
 struct Reply {
-  std::string answer;      // the model's answer text, reasoning removed
-  std::string reasoning;   // reasoning/thinking text, when the API exposed it
+  std::string answer;     // the model's answer text, reasoning removed
+  std::string reasoning;  // reasoning/thinking text, when the API exposed it
   Usage usage;
   double cost_usd = 0;
   std::string finish_reason;  // normalised: "stop" | "length" | "content_filter" | provider's own otherwise
@@ -63,21 +63,21 @@ std::string to_string(ProviderErrorKind kind);
 // A finer reason inside a kind, where the advice differs (docs/providers.md, "Errors").
 enum class ErrorCause {
   none,
-  out_of_credit,     // quota: insufficient_quota, billing_error, credit balance, spend limit, HTTP 402
-  daily_quota,       // quota: a per-day quota (Gemini QuotaFailure id "...PerDay...") is used up
-  zero_quota,        // quota: the quota is 0 (the model is not available on this tier at all)
-  billing_required,  // quota: Gemini FAILED_PRECONDITION (free tier unavailable, billing must be enabled)
-  key_invalid,       // auth: the key itself is wrong (401, invalid_api_key, Gemini API_KEY_INVALID)
-  context_length,    // bad_request: the prompt is longer than the model's context
-  request_too_large, // bad_request: the request exceeds the API's size limit (413)
-  model_not_found,   // bad_request: 404 / model_not_found
-  wait_too_long,     // rate_limit/server: the server asked for a longer wait than retry.max_server_wait_s
+  out_of_credit,      // quota: insufficient_quota, billing_error, credit balance, spend limit, HTTP 402
+  daily_quota,        // quota: a per-day quota (Gemini QuotaFailure id "...PerDay...") is used up
+  zero_quota,         // quota: the quota is 0 (the model is not available on this tier at all)
+  billing_required,   // quota: Gemini FAILED_PRECONDITION (free tier unavailable, billing must be enabled)
+  key_invalid,        // auth: the key itself is wrong (401, invalid_api_key, Gemini API_KEY_INVALID)
+  context_length,     // bad_request: the prompt is longer than the model's context
+  request_too_large,  // bad_request: the request exceeds the API's size limit (413)
+  model_not_found,    // bad_request: 404 / model_not_found
+  wait_too_long,      // rate_limit/server: the server asked for a longer wait than retry.max_server_wait_s
 };
 std::string to_string(ErrorCause cause);
 
 struct ProviderError {
   ProviderErrorKind kind;
-  std::string message;   // what happened and what to do; never contains a key
+  std::string message;  // what happened and what to do; never contains a key
   int http_status = 0;
   int attempts = 1;
   Usage usage;           // tokens already billed, if the provider reported any

@@ -7,14 +7,15 @@
 namespace kf::providers {
 
 MonotonicClock steady_clock_seconds() {
-  return [] {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-  };
+  return [] { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); };
 }
 
 TokenBucket::TokenBucket(double rate_per_s, double capacity, MonotonicClock clock)
-    : rate_per_s_(rate_per_s), capacity_(std::max(capacity, 1.0)), clock_(std::move(clock)),
-      level_(capacity_), last_(clock_()) {}
+    : rate_per_s_(rate_per_s),
+      capacity_(std::max(capacity, 1.0)),
+      clock_(std::move(clock)),
+      level_(capacity_),
+      last_(clock_()) {}
 
 void TokenBucket::refill_locked() {
   const double now = clock_();
@@ -73,8 +74,7 @@ void sleep_for_seconds(double s) {
 }  // namespace
 
 RateLimiter::RateLimiter(const RateLimits& limits, MonotonicClock clock)
-    : requests_(limits.requests_per_minute / 60.0, limits.requests_per_minute / 60.0 * kBurstSeconds,
-                clock),
+    : requests_(limits.requests_per_minute / 60.0, limits.requests_per_minute / 60.0 * kBurstSeconds, clock),
       tokens_(limits.tokens_per_minute / 60.0, limits.tokens_per_minute / 60.0 * kBurstSeconds, clock),
       concurrency_(limits.max_concurrent) {}
 

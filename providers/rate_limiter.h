@@ -67,7 +67,10 @@ class RateLimiter {
     Slot(const Slot&) = delete;
     Slot& operator=(const Slot&) = delete;
     Slot& operator=(Slot&&) = delete;
-    ~Slot() { if (limit_) limit_->release(); }
+    ~Slot() {
+      if (limit_) limit_->release();
+    }
+
    private:
     ConcurrencyLimit* limit_;
   };

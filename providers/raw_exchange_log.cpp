@@ -1,10 +1,10 @@
 #include "providers/raw_exchange_log.h"
 
+#include <unistd.h>
 #include <atomic>
 #include <cctype>
 #include <chrono>
 #include <filesystem>
-#include <unistd.h>
 
 #include "core/files.h"
 #include "core/log.h"
@@ -45,10 +45,11 @@ RawExchangeLog::RawExchangeLog(std::string dir, std::string config_name, const H
   nlohmann::json headers = nlohmann::json::object();
   for (const auto& [name, value] : request.headers)
     headers[name] = is_credential_header(name) ? "[REDACTED]" : secrets::redact(value);
-  doc_ = {{"config", config_name_},
-          {"started_utc", utc_timestamp(UtcFormat::compact_ms)},
-          {"request", {{"url", secrets::redact(request.url)}, {"headers", headers}, {"body", body_value(request.body)}}},
-          {"attempts", nlohmann::json::array()}};
+  doc_ = {
+      {"config", config_name_},
+      {"started_utc", utc_timestamp(UtcFormat::compact_ms)},
+      {"request", {{"url", secrets::redact(request.url)}, {"headers", headers}, {"body", body_value(request.body)}}},
+      {"attempts", nlohmann::json::array()}};
 }
 
 void RawExchangeLog::add_attempt(const HttpExchange& exchange, const std::string& body, const std::string& outcome) {

@@ -81,8 +81,6 @@ double retry_delay_seconds(const RetryPolicy& policy, int attempt, std::optional
   return backoff_seconds(policy, attempt, uniform01);
 }
 
-bool is_retryable_status(int s) {
-  return s == 408 || s == 409 || s == 429 || (s >= 500 && s <= 599);
-}
+bool is_retryable_status(int s) { return s == 408 || s == 409 || s == 429 || (s >= 500 && s <= 599); }
 
 }  // namespace kf::providers

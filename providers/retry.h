@@ -28,8 +28,7 @@ double backoff_seconds(const RetryPolicy& policy, int attempt, double uniform01)
 
 // The wait before the next attempt: the server's when it named one (at least 0), otherwise the backoff.
 // A server wait longer than policy.max_server_wait_s is not taken at all: the caller fails instead.
-double retry_delay_seconds(const RetryPolicy& policy, int attempt, std::optional<double> server_wait,
-                           double uniform01);
+double retry_delay_seconds(const RetryPolicy& policy, int attempt, std::optional<double> server_wait, double uniform01);
 
 // Statuses worth retrying: 408, 409, 429, 5xx and Anthropic's 529.
 bool is_retryable_status(int http_status);

@@ -21,7 +21,7 @@ namespace {
 constexpr const char* kRoot = "/sys/fs/cgroup";
 
 bool exists(const std::string& p) {
-  struct stat st{};
+  struct stat st {};
   return ::stat(p.c_str(), &st) == 0;
 }
 
@@ -123,13 +123,15 @@ JobCgroup JobCgroup::create(const std::string& name, uint64_t memory_bytes, int 
     write_text(base + "/cgroup.subtree_control", "+memory +pids +cpu");
     const std::string dir = base + "/" + name;
     if (::mkdir(dir.c_str(), 0755) != 0) {
-      g.missing_.push_back("per-job cgroup (v2 mkdir under " + base + ": " + errno_text() + "): memory limit, process cap and group kill");
+      g.missing_.push_back("per-job cgroup (v2 mkdir under " + base + ": " + errno_text() +
+                           "): memory limit, process cap and group kill");
       return g;
     }
     g.created_.push_back(dir);
     guardian::guard_group(dir);
     if (!exists(dir + "/cgroup.procs")) {
-      g.missing_.push_back("per-job cgroup (groups under " + base + " have no cgroup.procs): memory limit, process cap and group kill");
+      g.missing_.push_back("per-job cgroup (groups under " + base +
+                           " have no cgroup.procs): memory limit, process cap and group kill");
       return g;
     }
     g.v2_dir_ = dir;
@@ -163,8 +165,7 @@ JobCgroup JobCgroup::create(const std::string& name, uint64_t memory_bytes, int 
     return dir;
   };
   g.memory_dir_ = make("memory");
-  if (!g.memory_dir_.empty() &&
-      write_text(g.memory_dir_ + "/memory.limit_in_bytes", std::to_string(memory_bytes))) {
+  if (!g.memory_dir_.empty() && write_text(g.memory_dir_ + "/memory.limit_in_bytes", std::to_string(memory_bytes))) {
     write_text(g.memory_dir_ + "/memory.memsw.limit_in_bytes", std::to_string(memory_bytes));
     g.memory_limited_ = true;
   } else {
@@ -265,8 +266,10 @@ bool JobCgroup::freeze(double timeout_s) const {
 }
 
 void JobCgroup::thaw() const {
-  if (v2_ && !v2_dir_.empty()) write_text(v2_dir_ + "/cgroup.freeze", "0");
-  else if (!freezer_dir_.empty()) write_text(freezer_dir_ + "/freezer.state", "THAWED");
+  if (v2_ && !v2_dir_.empty())
+    write_text(v2_dir_ + "/cgroup.freeze", "0");
+  else if (!freezer_dir_.empty())
+    write_text(freezer_dir_ + "/freezer.state", "THAWED");
 }
 
 std::vector<pid_t> JobCgroup::pids() const {
@@ -277,7 +280,8 @@ std::vector<pid_t> JobCgroup::pids() const {
     std::istringstream in(*t);
     long pid = 0;
     while (in >> pid)
-      if (std::find(out.begin(), out.end(), static_cast<pid_t>(pid)) == out.end()) out.push_back(static_cast<pid_t>(pid));
+      if (std::find(out.begin(), out.end(), static_cast<pid_t>(pid)) == out.end())
+        out.push_back(static_cast<pid_t>(pid));
   }
   return out;
 }

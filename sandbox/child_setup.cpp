@@ -50,21 +50,15 @@ void child_mounts(const ChildPlan& p) {
     const char* t = op.target.c_str();
     int rc = 0;
     switch (op.kind) {
-      case MountOp::Kind::mkdir:
-        rc = (::mkdir(t, 0755) == 0 || errno == EEXIST) ? 0 : -1;
-        break;
+      case MountOp::Kind::mkdir: rc = (::mkdir(t, 0755) == 0 || errno == EEXIST) ? 0 : -1; break;
       case MountOp::Kind::touch: {
         const int fd = ::open(t, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
         rc = fd >= 0 || errno == EEXIST || errno == EROFS ? 0 : -1;
         if (fd >= 0) ::close(fd);
         break;
       }
-      case MountOp::Kind::symlink:
-        rc = ::symlink(op.source.c_str(), t);
-        break;
-      case MountOp::Kind::tmpfs:
-        rc = ::mount("kforge-tmp", t, "tmpfs", MS_NOSUID | MS_NODEV, op.source.c_str());
-        break;
+      case MountOp::Kind::symlink: rc = ::symlink(op.source.c_str(), t); break;
+      case MountOp::Kind::tmpfs: rc = ::mount("kforge-tmp", t, "tmpfs", MS_NOSUID | MS_NODEV, op.source.c_str()); break;
       case MountOp::Kind::proc:
         // hidepid=2: the namespace's init is a fork of kforge (its cmdline is kforge's) and runs as
         // root; the unprivileged job then cannot see it, only its own processes.

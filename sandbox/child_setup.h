@@ -23,7 +23,7 @@ struct ChildPlan {
   const char* workdir = nullptr;
   int go_r = -1;  // the supervisor writes one byte here once the child sits in the job's cgroups
   int stdin_r = -1, stdout_w = -1, stderr_w = -1, err_w = -1, status_w = -1;
-  std::vector<int> job_keep;   // sorted: pass_fds + err_w
+  std::vector<int> job_keep;  // sorted: pass_fds + err_w
   std::vector<int> pass_fds;
   std::vector<int> init_keep;  // sorted: status_w
   struct Limit {

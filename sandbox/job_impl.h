@@ -24,10 +24,7 @@ namespace kf::sandbox {
 
 using Clock = std::chrono::steady_clock;
 
-inline double seconds_since(Clock::time_point t0) {
-  return std::chrono::duration<double>(Clock::now() - t0).count();
-}
-
+inline double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 struct Job::Impl {
   Spec spec;
@@ -51,7 +48,7 @@ struct Job::Impl {
   int child_status = 0;
   bool timed_out = false;
   rusage usage{};
-  int frozen_by = 0;           // 1: cgroup freezer, 2: SIGSTOP to `stopped`
+  int frozen_by = 0;  // 1: cgroup freezer, 2: SIGSTOP to `stopped`
   std::vector<pid_t> stopped;
 
   ~Impl() {
@@ -77,8 +74,10 @@ struct Job::Impl {
   void kill_tree() {
     std::lock_guard lock(pidfd_mutex);
     cgroup.kill_all();
-    if (pidfd >= 0) ::syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, nullptr, 0);
-    else if (child > 0 && !done) ::kill(child, SIGKILL);
+    if (pidfd >= 0)
+      ::syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, nullptr, 0);
+    else if (child > 0 && !done)
+      ::kill(child, SIGKILL);
     if (!plan.pid_ns && child > 0) ::kill(-child, SIGKILL);
   }
   void finish();

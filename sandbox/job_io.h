@@ -11,9 +11,18 @@ namespace kf::sandbox {
 struct Pipe {
   int r = -1, w = -1;
   ~Pipe() { close_both(); }
-  void close_r() { if (r >= 0) ::close(r); r = -1; }
-  void close_w() { if (w >= 0) ::close(w); w = -1; }
-  void close_both() { close_r(); close_w(); }
+  void close_r() {
+    if (r >= 0) ::close(r);
+    r = -1;
+  }
+  void close_w() {
+    if (w >= 0) ::close(w);
+    w = -1;
+  }
+  void close_both() {
+    close_r();
+    close_w();
+  }
 };
 
 // Both ends close-on-exec; false (errno set) when the pipe cannot be created.
@@ -28,6 +37,5 @@ struct Capture {
   // Reads what is there; false (and the descriptor closed) at the end of the stream.
   bool drain(char* buf, size_t buf_size);
 };
-
 
 }  // namespace kf::sandbox

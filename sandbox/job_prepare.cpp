@@ -34,12 +34,12 @@ Status Job::Impl::prepare() {
   if (spec.argv.empty()) return make_error("sandbox.bad_spec", "sandbox: empty argv; pass the program to run");
   std::error_code ec;
   if (spec.workdir.empty() || !std::filesystem::is_directory(spec.workdir, ec))
-    return make_error("sandbox.bad_spec", "sandbox: job folder '" + spec.workdir +
-                                              "' is not a directory; create it before launching");
+    return make_error("sandbox.bad_spec",
+                      "sandbox: job folder '" + spec.workdir + "' is not a directory; create it before launching");
   for (int fd : spec.pass_fds)
     if (fd < 3 || ::fcntl(fd, F_GETFD) < 0)
-      return make_error("sandbox.bad_spec", "sandbox: pass_fds entry " + std::to_string(fd) +
-                                                " is not an open descriptor >= 3");
+      return make_error("sandbox.bad_spec",
+                        "sandbox: pass_fds entry " + std::to_string(fd) + " is not an open descriptor >= 3");
   workdir = std::filesystem::canonical(spec.workdir, ec).string();
   exe = resolve_exe(spec.argv[0], spec.env);
   if (exe.empty()) {
@@ -75,8 +75,8 @@ Status Job::Impl::prepare() {
     std::vector<char> tmpl(tmpl_text.begin(), tmpl_text.end());
     tmpl.push_back(0);
     if (::mkdtemp(tmpl.data()) == nullptr)
-      return make_error("sandbox.setup", std::string("sandbox: cannot create a mount point in /tmp: ") +
-                                             std::strerror(errno));
+      return make_error("sandbox.setup",
+                        std::string("sandbox: cannot create a mount point in /tmp: ") + std::strerror(errno));
     root_dir = tmpl.data();
     guardian::guard_folder(root_dir);
     MountPlanInput in;

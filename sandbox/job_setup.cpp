@@ -62,7 +62,6 @@ void chown_tree(const std::string& dir, uid_t uid, gid_t gid) {
   }
 }
 
-
 void warn_once_unless_chosen(const std::string& missing) {
   if (missing.find("disabled by Spec.") != std::string::npos) {
     log::debug("sandbox: missing protection: " + missing);

@@ -41,7 +41,8 @@ void Job::Impl::launch(std::promise<Status>& started) {
   child = raw_clone(plan.clone_flags);
   if (child == 0) child_main(plan);
   if (child < 0) {
-    started.set_value(make_error("sandbox.setup", std::string("sandbox: cannot start the job: ") + std::strerror(errno)));
+    started.set_value(
+        make_error("sandbox.setup", std::string("sandbox: cannot start the job: ") + std::strerror(errno)));
     done = true;
     return;
   }
@@ -116,8 +117,7 @@ void Job::Impl::enforce_limits(double elapsed) {
 }
 
 // One poll over the job's pipes: feeds stdin, drains stdout and stderr into their captures, reads the status pipe.
-void Job::Impl::pump_io(Capture& cap_out, Capture& cap_err, size_t& stdin_off, std::vector<char>& buf,
-                        int timeout_ms) {
+void Job::Impl::pump_io(Capture& cap_out, Capture& cap_err, size_t& stdin_off, std::vector<char>& buf, int timeout_ms) {
   std::vector<pollfd> fds;
   if (in_p.w >= 0) fds.push_back({in_p.w, POLLOUT, 0});
   for (int fd : {cap_out.fd, cap_err.fd, status_p.r})
@@ -136,8 +136,10 @@ void Job::Impl::pump_io(Capture& cap_out, Capture& cap_err, size_t& stdin_off, s
       cap_err.drain(buf.data(), buf.size());
     } else if (p.fd == status_p.r) {
       const ssize_t n = ::read(status_p.r, buf.data(), 256);
-      if (n > 0) status_bytes.append(buf.data(), static_cast<size_t>(n));
-      else if (n == 0 || (errno != EAGAIN && errno != EINTR)) status_p.close_r();
+      if (n > 0)
+        status_bytes.append(buf.data(), static_cast<size_t>(n));
+      else if (n == 0 || (errno != EAGAIN && errno != EINTR))
+        status_p.close_r();
     }
   }
 }
@@ -164,7 +166,8 @@ void Job::Impl::supervise() {
     const double elapsed = seconds_since(t0);
     if (!child_done) enforce_limits(elapsed);
     int timeout_ms = 100;
-    if (!child_done) timeout_ms = std::clamp(static_cast<int>(std::min((L.wall_s - elapsed) * 1000, 100.0)) + 1, 1, 100);
+    if (!child_done)
+      timeout_ms = std::clamp(static_cast<int>(std::min((L.wall_s - elapsed) * 1000, 100.0)) + 1, 1, 100);
     pump_io(cap_out, cap_err, stdin_off, buf, timeout_ms);
   }
   if (!child_done) {  // defensive: the loop only ends after the child was reaped

@@ -18,9 +18,9 @@ struct Limits {
   double cpu_s = 60;
   uint64_t file_size_bytes = 64ull << 20;
   int open_files = 256;
-  int processes = 64;              // RLIMIT_NPROC-style cap on the job's process tree
+  int processes = 64;                  // RLIMIT_NPROC-style cap on the job's process tree
   uint64_t memory_bytes = 4ull << 30;  // through a cgroup where available; never RLIMIT_AS for CUDA jobs
-  size_t output_bytes = 1 << 20;   // stdout and stderr each captured up to exactly this many bytes
+  size_t output_bytes = 1 << 20;       // stdout and stderr each captured up to exactly this many bytes
 };
 
 enum class Profile {
@@ -30,16 +30,16 @@ enum class Profile {
 };
 
 struct Spec {
-  std::vector<std::string> argv;                 // argv[0] is resolved through PATH of `env`
-  std::map<std::string, std::string> env;        // the complete environment (allowlist applied by caller)
-  std::string workdir;                           // job folder: private, writable
-  std::vector<std::string> readonly_paths;       // extra paths the job may read (toolchain, python, data)
-  std::vector<std::string> writable_paths;       // extra writable paths (normally none)
-  std::vector<int> pass_fds;                     // descriptors kept open in the child (e.g. a report pipe)
-  std::string stdin_data;                        // written to the child's stdin, then closed
+  std::vector<std::string> argv;            // argv[0] is resolved through PATH of `env`
+  std::map<std::string, std::string> env;   // the complete environment (allowlist applied by caller)
+  std::string workdir;                      // job folder: private, writable
+  std::vector<std::string> readonly_paths;  // extra paths the job may read (toolchain, python, data)
+  std::vector<std::string> writable_paths;  // extra writable paths (normally none)
+  std::vector<int> pass_fds;                // descriptors kept open in the child (e.g. a report pipe)
+  std::string stdin_data;                   // written to the child's stdin, then closed
   Limits limits;
   Profile profile = Profile::runner;
-  bool allow_gpu = false;                        // expose /dev/nvidia* (runner and oracle on cuda)
+  bool allow_gpu = false;  // expose /dev/nvidia* (runner and oracle on cuda)
   // false: a plain fork with limits only (benchmarks, debugging); every namespace is then listed
   // in Outcome.missing_protections.
   bool namespaces = true;
@@ -64,11 +64,11 @@ struct Outcome {
   double wall_s = 0;
   double cpu_s = 0;
   uint64_t peak_memory_bytes = 0;
-  bool tree_empty_after = true;                   // verified: no process of the job survives
-  bool cpu_limit_hit = false;                     // status timeout (or SIGXCPU) because of limits.cpu_s
-  bool memory_limit_hit = false;                  // the cgroup's OOM killer fired
-  std::string launch_error;                       // launch_failed: what failed (e.g. "exec: No such file")
-  std::vector<std::string> missing_protections;   // e.g. "network namespace (EPERM)" — logged once
+  bool tree_empty_after = true;                  // verified: no process of the job survives
+  bool cpu_limit_hit = false;                    // status timeout (or SIGXCPU) because of limits.cpu_s
+  bool memory_limit_hit = false;                 // the cgroup's OOM killer fired
+  std::string launch_error;                      // launch_failed: what failed (e.g. "exec: No such file")
+  std::vector<std::string> missing_protections;  // e.g. "network namespace (EPERM)" — logged once
 };
 
 // Runs the job to completion (or its limits) and returns what happened. Err only when kforge itself

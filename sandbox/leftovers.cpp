@@ -81,8 +81,8 @@ void sweep_leftovers() {
       if (!it->is_directory(ec2)) continue;
       const std::string name = it->path().filename().string();
       const bool v1 = name.rfind("kforge-job-", 0) == 0 && owner_gone(name.substr(11));
-      const bool v2 = name.rfind("job-", 0) == 0 && it->path().parent_path().filename() == "kforge" &&
-                      owner_gone(name.substr(4));
+      const bool v2 =
+          name.rfind("job-", 0) == 0 && it->path().parent_path().filename() == "kforge" && owner_gone(name.substr(4));
       if (v1 || v2) {
         groups.push_back(it->path());
         it.disable_recursion_pending();

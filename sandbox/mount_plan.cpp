@@ -42,7 +42,7 @@ class Planner {
 
   // Binds `path` (resolving symlinks) at the same place; a symlinked path also gets its link.
   void bind(const std::string& path, MountOp::Kind kind) {
-    struct stat st{};
+    struct stat st {};
     if (!lstat_ok(path, st)) return;
     if (S_ISLNK(st.st_mode)) {
       char buf[PATH_MAX];
@@ -79,7 +79,7 @@ class Planner {
   }
 
   void device(const std::string& path) {
-    struct stat st{};
+    struct stat st {};
     if (!lstat_ok(path, st)) return;
     if (S_ISDIR(st.st_mode)) {
       ensure_dir(path);
@@ -98,8 +98,7 @@ class Planner {
   std::vector<MountOp> finish() {
     // Parents are bound before children so that a nested bind is not hidden by its parent.
     std::stable_sort(binds_.begin(), binds_.end(), [](const MountOp& a, const MountOp& b) {
-      return std::count(a.target.begin(), a.target.end(), '/') <
-             std::count(b.target.begin(), b.target.end(), '/');
+      return std::count(a.target.begin(), a.target.end(), '/') < std::count(b.target.begin(), b.target.end(), '/');
     });
     std::vector<MountOp> out = ops_;
     out.insert(out.end(), binds_.begin(), binds_.end());
@@ -117,11 +116,13 @@ class Planner {
 }  // namespace
 
 const std::vector<std::string>& system_readonly_paths() {
+  // clang-format off
   static const std::vector<std::string> paths = {
       "/usr", "/bin", "/sbin", "/lib", "/lib64", "/lib32", "/libx32",
       "/etc/passwd", "/etc/group", "/etc/hosts", "/etc/nsswitch.conf", "/etc/ld.so.cache",
       "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/alternatives", "/etc/localtime",
   };
+  // clang-format on
   return paths;
 }
 

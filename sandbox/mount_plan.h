@@ -10,8 +10,8 @@ namespace kf::sandbox {
 struct MountOp {
   enum class Kind { mkdir, touch, symlink, bind_ro, bind_rw, bind_dev, tmpfs, proc };
   Kind kind;
-  std::string target;  // path inside the new root (already prefixed with the root)
-  std::string source;  // host path for binds, link text for symlinks, options for tmpfs
+  std::string target;     // path inside the new root (already prefixed with the root)
+  std::string source;     // host path for binds, link text for symlinks, options for tmpfs
   bool optional = false;  // failure is ignored (e.g. a symlink under a read-only bind)
 };
 
@@ -21,7 +21,7 @@ struct MountPlanInput {
   std::vector<std::string> readonly_paths;
   std::vector<std::string> writable_paths;
   bool allow_gpu = false;
-  bool mount_proc = true;        // only with a new PID namespace
+  bool mount_proc = true;              // only with a new PID namespace
   bool expose_zero_and_random = true;  // the compile profile hides /dev/zero and /dev/*random
   unsigned long long tmp_bytes = 1ull << 30;
 };

@@ -13,8 +13,8 @@
 namespace kf::sandbox {
 
 pid_t raw_clone(int flags) {
-  return static_cast<pid_t>(::syscall(SYS_clone, static_cast<unsigned long>(flags) | SIGCHLD, nullptr,
-                                      nullptr, nullptr, 0UL));
+  return static_cast<pid_t>(
+      ::syscall(SYS_clone, static_cast<unsigned long>(flags) | SIGCHLD, nullptr, nullptr, nullptr, 0UL));
 }
 
 namespace {
@@ -60,6 +60,5 @@ std::string read_ns_id(pid_t pid) {
   const ssize_t n = ::readlink(link.c_str(), buf, sizeof buf - 1);
   return n > 0 ? std::string(buf, static_cast<size_t>(n)) : std::string();
 }
-
 
 }  // namespace kf::sandbox

@@ -20,7 +20,8 @@ struct NamespaceKind {
 };
 // The namespaces a job gets, the PID namespace first, each with what the job keeps without it.
 inline constexpr NamespaceKind kNamespaces[] = {
-    {CLONE_NEWPID, "PID namespace (the job can see and signal other processes; tree kill relies on the cgroup/process group)"},
+    {CLONE_NEWPID,
+     "PID namespace (the job can see and signal other processes; tree kill relies on the cgroup/process group)"},
     {CLONE_NEWNS, "mount namespace (the job sees the whole file system; no private /tmp, /dev/shm or minimal root)"},
     {CLONE_NEWNET, "network namespace (the job can open network connections)"},
     {CLONE_NEWIPC, "IPC namespace (the job shares System V IPC and POSIX message queues)"},

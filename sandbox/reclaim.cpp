@@ -106,8 +106,10 @@ bool remove_under(int dirfd, int depth) {
           remove_under(sub, depth + 1);
           ::close(sub);
         }
-        if (::unlinkat(dirfd, name, AT_REMOVEDIR) == 0) removed_any = true;
-        else left_any = true;
+        if (::unlinkat(dirfd, name, AT_REMOVEDIR) == 0)
+          removed_any = true;
+        else
+          left_any = true;
       }
     }
     if (!left_any) return true;

@@ -19,6 +19,7 @@ struct Rule {
 const std::vector<Rule>& rules() {
   static const std::vector<Rule> r = [] {
     std::vector<Rule> v;
+    // clang-format off
     for (const char* n : {"ptrace", "process_vm_readv", "process_vm_writev", "kexec_load", "kexec_file_load"})
       v.push_back({n, SCMP_ACT_KILL_PROCESS});
     for (const char* n :
@@ -30,6 +31,7 @@ const std::vector<Rule>& rules() {
           "adjtimex", "name_to_handle_at", "open_by_handle_at", "fsopen", "fsmount", "move_mount",
           "open_tree", "mount_setattr", "acct", "quotactl"})
       v.push_back({n, SCMP_ACT_ERRNO(EPERM)});
+    // clang-format on
     v.push_back({"clone3", SCMP_ACT_ERRNO(ENOSYS)});
     return v;
   }();
@@ -37,8 +39,8 @@ const std::vector<Rule>& rules() {
 }
 
 Error seccomp_error(const std::string& what, int rc) {
-  return make_error("sandbox.seccomp", "sandbox: cannot install the runner's system-call filter (" + what +
-                                           ": " + std::strerror(-rc) +
+  return make_error("sandbox.seccomp", "sandbox: cannot install the runner's system-call filter (" + what + ": " +
+                                           std::strerror(-rc) +
                                            "); the kernel needs seccomp filter support (CONFIG_SECCOMP_FILTER)");
 }
 
@@ -78,8 +80,8 @@ Status apply_runner_seccomp(const RunnerSeccompOptions& options) {
   } else {
     // Child processes, but no new namespaces through clone's flags (clone3 stays ENOSYS: its flags are
     // behind a pointer the filter cannot read).
-    for (const uint64_t flag : {CLONE_NEWNS, CLONE_NEWCGROUP, CLONE_NEWUTS, CLONE_NEWIPC, CLONE_NEWUSER,
-                                CLONE_NEWPID, CLONE_NEWNET}) {
+    for (const uint64_t flag :
+         {CLONE_NEWNS, CLONE_NEWCGROUP, CLONE_NEWUTS, CLONE_NEWIPC, CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET}) {
       rc = seccomp_rule_add(ctx.get(), SCMP_ACT_ERRNO(EPERM), SCMP_SYS(clone), 1,
                             SCMP_A0(SCMP_CMP_MASKED_EQ, flag, flag));
       if (rc != 0) return seccomp_error("rule for clone", rc);
@@ -92,8 +94,8 @@ Status apply_runner_seccomp(const RunnerSeccompOptions& options) {
 
 Status make_not_dumpable() {
   if (::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0)
-    return make_error("sandbox.dumpable", std::string("sandbox: prctl(PR_SET_DUMPABLE, 0) failed: ") +
-                                              std::strerror(errno));
+    return make_error("sandbox.dumpable",
+                      std::string("sandbox: prctl(PR_SET_DUMPABLE, 0) failed: ") + std::strerror(errno));
   return ok_status();
 }
 

@@ -3,8 +3,6 @@
 # it). Lists each file clang-format would change, with the number of lines it would change, and exits 1 when
 # there is any.
 #   --fix       format those files in place instead
-#   --advisory  only count them, and exit 0 (also without clang-format): scripts/test.sh runs it so until the
-#               tree has been formatted once
 # Not formatted: the candidate kernels kept as test inputs (a candidate as a model wrote it) and kforge.h,
 # which prompts show verbatim.
 set -euo pipefail
@@ -14,16 +12,14 @@ mode=check
 for arg in "$@"; do
   case "$arg" in
     --fix) mode=fix ;;
-    --advisory) mode=advisory ;;
     -h | --help) sed -n '2,9p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) echo "check-format: unknown option '$arg' (--fix, --advisory)" >&2; exit 2 ;;
+    *) echo "check-format: unknown option '$arg' (--fix)" >&2; exit 2 ;;
   esac
 done
 
 clang_format=${CLANG_FORMAT:-clang-format}
 if ! command -v "$clang_format" >/dev/null; then
   echo "check-format: $clang_format not found: install Debian's clang-format package (scripts/setup.sh does)" >&2
-  [ "$mode" = advisory ] && exit 0
   exit 2
 fi
 
@@ -42,11 +38,6 @@ mapfile -t differ < <("$clang_format" --dry-run --style=file "${files[@]}" 2>&1 
   sed -n 's/^\(.*\):[0-9]*:[0-9]*: \(warning\|error\): code should be clang-formatted.*/\1/p' | sort -u)
 if ((${#differ[@]} == 0)); then
   echo "check-format: all ${#files[@]} files follow .clang-format"
-  exit 0
-fi
-if [ "$mode" = advisory ]; then
-  echo "check-format: ${#differ[@]} of ${#files[@]} files do not follow .clang-format (advisory;" \
-    "scripts/check-format.sh lists them)"
   exit 0
 fi
 total=0

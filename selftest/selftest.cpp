@@ -8,8 +8,8 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
-#include <cstring>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -28,9 +28,9 @@ namespace {
 
 // Paths a contained job must never create on the host (write_outside tries them).
 const std::vector<std::string>& forbidden_host_paths() {
-  static const std::vector<std::string> p = {"/tmp/kforge-selftest-pwned", "/dev/shm/kforge-selftest-pwned",
+  static const std::vector<std::string> p = {"/tmp/kforge-selftest-pwned",     "/dev/shm/kforge-selftest-pwned",
                                              "/var/tmp/kforge-selftest-pwned", "/kforge-selftest-pwned",
-                                             "/usr/kforge-selftest-pwned", "/etc/kforge-selftest-pwned"};
+                                             "/usr/kforge-selftest-pwned",     "/etc/kforge-selftest-pwned"};
   return p;
 }
 
@@ -46,8 +46,8 @@ class CanaryTurn {
   static Result<CanaryTurn> wait_for_it(bool progress) {
     const int fd = ::open(kCanaryLock, O_RDONLY | O_CREAT | O_CLOEXEC, 0644);
     if (fd < 0)
-      return make_error("selftest.canary", std::string("cannot open the self-test lock ") + kCanaryLock + ": " +
-                                               std::strerror(errno));
+      return make_error("selftest.canary",
+                        std::string("cannot open the self-test lock ") + kCanaryLock + ": " + std::strerror(errno));
     CanaryTurn turn(fd);
     if (::flock(fd, LOCK_EX | LOCK_NB) == 0) return turn;
     if (progress) std::cerr << "another kforge selftest on this machine holds " << kCanaryDir << "; waiting for it\n";
@@ -147,7 +147,9 @@ std::string SelftestReport::table() const {
   out << pad("case", w_name) << "  " << pad("expected", w_exp) << "  " << pad("got", w_got) << "  ok\n";
   for (const auto& c : cases) {
     out << pad(c.name, w_name) << "  " << pad(join(c.expected, "|"), w_exp) << "  " << pad(c.got, w_got) << "  "
-        << (c.ok ? "ok" : c.xfail ? "XFAIL" : "FAIL");
+        << (c.ok      ? "ok"
+            : c.xfail ? "XFAIL"
+                      : "FAIL");
     if (!c.ok) out << "  (" << abbreviate(c.note, 160) << ")";
     out << "\n";
   }
@@ -158,14 +160,24 @@ std::string SelftestReport::table() const {
 }
 
 nlohmann::json SelftestReport::to_json() const {
-  nlohmann::json j{{"backend", backend},           {"passed", passed()},
-                   {"failed", failed()},           {"xfailed", xfailed()},
-                   {"canary_intact", canary_intact}, {"canary_note", canary_note},
-                   {"ok", all_ok()},               {"cases", nlohmann::json::array()}};
+  nlohmann::json j{{"backend", backend},
+                   {"passed", passed()},
+                   {"failed", failed()},
+                   {"xfailed", xfailed()},
+                   {"canary_intact", canary_intact},
+                   {"canary_note", canary_note},
+                   {"ok", all_ok()},
+                   {"cases", nlohmann::json::array()}};
   for (const auto& c : cases)
-    j["cases"].push_back({{"case", c.name},       {"what", c.what},   {"expected", c.expected},
-                          {"reason_expected", c.reason_expected}, {"got", c.got}, {"reasons", c.reasons},
-                          {"ok", c.ok},           {"xfail", c.xfail}, {"note", c.note},
+    j["cases"].push_back({{"case", c.name},
+                          {"what", c.what},
+                          {"expected", c.expected},
+                          {"reason_expected", c.reason_expected},
+                          {"got", c.got},
+                          {"reasons", c.reasons},
+                          {"ok", c.ok},
+                          {"xfail", c.xfail},
+                          {"note", c.note},
                           {"seconds", c.seconds}});
   return j;
 }
@@ -224,7 +236,8 @@ Result<SelftestReport> run_selftest(const SelftestOptions& options) {
       r.expected.push_back(c.value("expected", "correct"));
     r.reason_expected = c.value("reason", "");
     const auto t0 = std::chrono::steady_clock::now();
-    eval::Verdict v = (*evaluator)->evaluate_file(suite + "/" + c.value("problem", ""), suite + "/" + c.value("file", ""));
+    eval::Verdict v =
+        (*evaluator)->evaluate_file(suite + "/" + c.value("problem", ""), suite + "/" + c.value("file", ""));
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     r.got = eval::to_string(v.kind);
     std::vector<std::string> codes;
@@ -261,15 +274,19 @@ Result<SelftestReport> run_selftest(const SelftestOptions& options) {
                  c["attribution"].get<std::string>();
     }
     r.ok = verdict_ok && reason_ok && time_ok && clean_ok && attribution_ok;
-    if (!verdict_ok) r.note = "got " + r.got + (r.reasons.empty() ? "" : ": " + r.reasons);
-    else if (!reason_ok) r.note = "missing reason " + r.reason_expected + (r.reasons.empty() ? "" : "; got " + r.reasons);
+    if (!verdict_ok)
+      r.note = "got " + r.got + (r.reasons.empty() ? "" : ": " + r.reasons);
+    else if (!reason_ok)
+      r.note = "missing reason " + r.reason_expected + (r.reasons.empty() ? "" : "; got " + r.reasons);
     if (!r.ok && c.contains("xfail")) {
       r.xfail = true;
       r.note = "known gap: " + c["xfail"].get<std::string>() + " (" + r.note + ")";
     }
     if (options.progress)
-      std::cerr << (r.ok ? "ok    " : r.xfail ? "xfail " : "FAIL  ") << r.name << " -> " << r.got << " ("
-                << static_cast<int>(r.seconds * 10) / 10.0 << " s)\n";
+      std::cerr << (r.ok      ? "ok    "
+                    : r.xfail ? "xfail "
+                              : "FAIL  ")
+                << r.name << " -> " << r.got << " (" << static_cast<int>(r.seconds * 10) / 10.0 << " s)\n";
     report.cases.push_back(std::move(r));
   }
   const std::string canary = check_and_remove_canary();

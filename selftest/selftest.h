@@ -11,16 +11,16 @@
 namespace kf::selftest {
 
 struct SelftestOptions {
-  std::string backend = "host";      // host | cuda
-  std::string suite_dir;             // holds cases.json; empty: <data dir>/tests/adversarial
-  std::string python;                // oracle interpreter (evaluator default when empty)
-  std::string runner_path;           // kforge-runner (evaluator default when empty)
-  std::string cache_dir;             // compile cache (evaluator default when empty)
-  std::string work_root;             // evaluation folders (evaluator default when empty)
-  std::vector<std::string> only;     // run only cases whose name contains one of these
-  std::vector<std::string> skip;     // skip cases whose name contains one of these
-  double case_timeout_s = 15;        // the runner's wall limit per case (endless loops, sleep)
-  bool progress = true;              // one line per case on stderr while running
+  std::string backend = "host";   // host | cuda
+  std::string suite_dir;          // holds cases.json; empty: <data dir>/tests/adversarial
+  std::string python;             // oracle interpreter (evaluator default when empty)
+  std::string runner_path;        // kforge-runner (evaluator default when empty)
+  std::string cache_dir;          // compile cache (evaluator default when empty)
+  std::string work_root;          // evaluation folders (evaluator default when empty)
+  std::vector<std::string> only;  // run only cases whose name contains one of these
+  std::vector<std::string> skip;  // skip cases whose name contains one of these
+  double case_timeout_s = 15;     // the runner's wall limit per case (endless loops, sleep)
+  bool progress = true;           // one line per case on stderr while running
 };
 
 struct CaseResult {
@@ -32,7 +32,7 @@ struct CaseResult {
   std::string reasons;  // the verdict's reason codes and details, abbreviated
   std::string note;     // why it failed (or the known gap for xfail)
   bool ok = false;
-  bool xfail = false;   // a known gap: reported, does not fail the run
+  bool xfail = false;  // a known gap: reported, does not fail the run
   double seconds = 0;
 };
 

@@ -220,8 +220,8 @@ json output_json(const TrialOutput& o) {
   j["trivial"] = json::object();
   for (const auto& [name, t] : o.trivial) j["trivial"][name] = {{"rel_l2", t.rel_l2}, {"distance", t.distance}};
   if (o.precision)
-    j["precision"] = {{"error", o.precision->error}, {"ref_error", o.precision->ref_error},
-                      {"ratio", o.precision->ratio}};
+    j["precision"] = {
+        {"error", o.precision->error}, {"ref_error", o.precision->ref_error}, {"ratio", o.precision->ratio}};
   return j;
 }
 
@@ -314,11 +314,15 @@ StaticChecks read_static(const json& j) {
     std::map<std::string, int64_t> m;
     bool all_counts = true;
     for (const auto& [op, n] : units->items()) {
-      if (!n.is_number_integer()) all_counts = false;
-      else m[op] = n.get<int64_t>();
+      if (!n.is_number_integer())
+        all_counts = false;
+      else
+        m[op] = n.get<int64_t>();
     }
-    if (all_counts) s.reference_units = m;
-    else r.rest()["reference_units"] = *units;
+    if (all_counts)
+      s.reference_units = m;
+    else
+      r.rest()["reference_units"] = *units;
   }
   s.coverage = r.any("coverage");
   s.torch_compute = r.strings("torch_compute");
@@ -422,7 +426,8 @@ Checks Checks::from_json(const json& j) {
     for (const auto& [name, s] : phases->items()) all_numbers = all_numbers && s.is_number();
     if (all_numbers)
       for (const auto& [name, s] : phases->items()) c.phases_s[name] = s.get<double>();
-    else r.rest()["phases_s"] = *phases;
+    else
+      r.rest()["phases_s"] = *phases;
   }
   c.unknown_fields = r.rest();
   return c;

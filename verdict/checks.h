@@ -145,7 +145,7 @@ struct Checks {
   std::optional<std::string> roofline_error;
   std::optional<KernelProfile> profile;      // Nsight Compute's figures, when the trusted side profiled the kernel
   std::optional<std::string> profile_error;  // why profiling it failed (the feedback goes without the figures)
-  std::map<std::string, double> phases_s;  // per phase, its seconds; absent when empty
+  std::map<std::string, double> phases_s;    // per phase, its seconds; absent when empty
   nlohmann::json unknown_fields = nlohmann::json::object();
 
   // The parts phases add to, made when absent.

@@ -9,7 +9,6 @@
 
 #include <nlohmann/json.hpp>
 
-
 namespace kf::eval {
 
 // One reason warps waited instead of issuing, as its share of all the stall reasons ncu reported.
@@ -19,8 +18,8 @@ struct StallShare {
 };
 
 struct KernelProfile {
-  std::string kernel;   // the profiled launch's kernel name (the longest launch of the call), made printable
-  int launches = 0;     // kernel launches ncu profiled
+  std::string kernel;  // the profiled launch's kernel name (the longest launch of the call), made printable
+  int launches = 0;    // kernel launches ncu profiled
   std::optional<double> duration_ns;
   std::optional<double> memory_throughput_pct;   // of the device's peak (ncu's "Memory Throughput")
   std::optional<double> compute_throughput_pct;  // of the SMs' peak (ncu's "Compute (SM) Throughput")
@@ -35,6 +34,5 @@ struct KernelProfile {
   // A recorded profile, read by type: a wrong-typed field reads as absent; nullopt without any figure.
   static std::optional<KernelProfile> from_json(const nlohmann::json& j);
 };
-
 
 }  // namespace kf::eval

@@ -78,9 +78,7 @@ double Work::matmul_flops() const {
   return s;
 }
 
-nlohmann::json Work::to_json() const {
-  return {{"flops", flops}, {"other_flops", other_flops}, {"bytes", bytes}};
-}
+nlohmann::json Work::to_json() const { return {{"flops", flops}, {"other_flops", other_flops}, {"bytes", bytes}}; }
 
 Work Work::from_json(const nlohmann::json& j) {
   Work w;
@@ -114,7 +112,10 @@ std::optional<GpuSpec> known_gpu(std::string_view device_name) {
 }
 
 nlohmann::json DevicePeaks::to_json() const {
-  nlohmann::json j{{"device", device}, {"source", source}, {"bandwidth_gbps", bandwidth_gbps}, {"tflops", tflops},
+  nlohmann::json j{{"device", device},
+                   {"source", source},
+                   {"bandwidth_gbps", bandwidth_gbps},
+                   {"tflops", tflops},
                    {"measured_tflops", measured_tflops}};
   j["measured_bandwidth_gbps"] = measured_bandwidth_gbps ? nlohmann::json(*measured_bandwidth_gbps) : nullptr;
   if (!note.empty()) j["note"] = note;
@@ -151,7 +152,8 @@ DevicePeaks device_peaks(const std::string& device, bool gpu, std::optional<doub
                   {"float16", spec->fp16_tflops}};
       return p;
     }
-    p.note = "'" + device + "' is not in kforge's table of GPUs: its roofs are measured figures (a device copy, "
+    p.note = "'" + device +
+             "' is not in kforge's table of GPUs: its roofs are measured figures (a device copy, "
              "a square matmul per dtype), which lie below the nominal peaks";
   } else {
     p.note = "host backend: the roofs are measured figures (a 64 MiB copy, a float32 matmul)";
@@ -163,9 +165,14 @@ DevicePeaks device_peaks(const std::string& device, bool gpu, std::optional<doub
 }
 
 nlohmann::json PeakFraction::to_json() const {
-  return {{"time_ms", time_ms},        {"memory_ms", memory_ms},         {"compute_ms", compute_ms},
-          {"bound_ms", bound_ms},      {"bound_by", bound_by},           {"fraction", fraction},
-          {"achieved_gbps", achieved_gbps}, {"achieved_tflops", achieved_tflops}};
+  return {{"time_ms", time_ms},
+          {"memory_ms", memory_ms},
+          {"compute_ms", compute_ms},
+          {"bound_ms", bound_ms},
+          {"bound_by", bound_by},
+          {"fraction", fraction},
+          {"achieved_gbps", achieved_gbps},
+          {"achieved_tflops", achieved_tflops}};
 }
 
 std::optional<PeakFraction> PeakFraction::from_json(const nlohmann::json& j) {

@@ -29,7 +29,7 @@ Work mean_work(const std::vector<Work>& shapes);
 struct GpuSpec {
   std::string_view name;
   double bandwidth_gbps;
-  double fp32_tflops;  // CUDA cores (fp32 matmuls with TF32 off, the evaluator's default)
+  double fp32_tflops;                            // CUDA cores (fp32 matmuls with TF32 off, the evaluator's default)
   double tf32_tflops, bf16_tflops, fp16_tflops;  // tensor cores, fp32 accumulation
 };
 // The table's entry for a device name as torch reports it ("NVIDIA H100 80GB HBM3", "NVIDIA A100-SXM4-40GB").
@@ -38,10 +38,10 @@ std::optional<GpuSpec> known_gpu(std::string_view device_name);
 // What the roofline is measured against on this machine.
 struct DevicePeaks {
   std::string device;
-  std::string source;             // table | measured
-  std::string note;               // why measured figures stand in, when they do
-  double bandwidth_gbps = 0;      // the memory roof
-  std::map<std::string, double> tflops;  // compute roofs: float32, tf32, bfloat16, float16
+  std::string source;                             // table | measured
+  std::string note;                               // why measured figures stand in, when they do
+  double bandwidth_gbps = 0;                      // the memory roof
+  std::map<std::string, double> tflops;           // compute roofs: float32, tf32, bfloat16, float16
   std::optional<double> measured_bandwidth_gbps;  // device copy, bytes read + written per second
   std::map<std::string, double> measured_tflops;  // a square matmul per dtype
   nlohmann::json to_json() const;

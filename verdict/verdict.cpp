@@ -10,10 +10,10 @@ namespace kf::eval {
 namespace {
 
 // The fields to_json writes; a recorded verdict's others are kept in unknown_fields.
-constexpr const char* kKnownFields[] = {"problem",  "backend",     "candidate_kind", "verdict",  "correct",
-                                        "reasons",  "checks",      "time_ms",        "ref_time_ms", "speedup",
-                                        "baseline", "baselines",   "roofline",       "peak",     "flags",
-                                        "compile_s", "eval_s",     "compiler_output"};
+constexpr const char* kKnownFields[] = {"problem",   "backend",   "candidate_kind", "verdict",     "correct",
+                                        "reasons",   "checks",    "time_ms",        "ref_time_ms", "speedup",
+                                        "baseline",  "baselines", "roofline",       "peak",        "flags",
+                                        "compile_s", "eval_s",    "compiler_output"};
 
 nlohmann::json optional_number(const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(); }
 
@@ -80,8 +80,8 @@ nlohmann::json Verdict::to_json() const {
     j["baselines"][name] = e;
   }
   if (roofline) {
-    j["roofline"] = {{"work", roofline->work.to_json()}, {"shapes", roofline->shapes},
-                     {"device", roofline->peaks.to_json()}};
+    j["roofline"] = {
+        {"work", roofline->work.to_json()}, {"shapes", roofline->shapes}, {"device", roofline->peaks.to_json()}};
     if (!roofline->error.empty()) j["roofline"]["error"] = roofline->error;
   } else {
     j["roofline"] = nullptr;
@@ -175,8 +175,10 @@ Verdict Verdict::from_json(const nlohmann::json& j) {
   v.eval_s = number_at(j, "eval_s").value_or(0);
   v.compiler_output = string_at(j, "compiler_output");
   for (const auto& [key, value] : j.items()) {
-    if (known_field(key)) v.recorded_fields.push_back(key);
-    else v.unknown_fields[key] = value;
+    if (known_field(key))
+      v.recorded_fields.push_back(key);
+    else
+      v.unknown_fields[key] = value;
   }
   return v;
 }
@@ -197,8 +199,10 @@ TimingChecks Verdict::timing_checks() const {
   if (!checks.timing) return t;
   const TimingRecord& timing = *checks.timing;
   // "candidate": the trusted rounds' timing; "candidate_events": corpora written before the rounds were trusted.
-  if (timing.candidate) t.candidate = spread_of(timing.candidate->summary);
-  else if (timing.candidate_events) t.candidate = spread_of(timing.candidate_events->summary);
+  if (timing.candidate)
+    t.candidate = spread_of(timing.candidate->summary);
+  else if (timing.candidate_events)
+    t.candidate = spread_of(timing.candidate_events->summary);
   if (auto b = timing.baselines.find("eager"); b != timing.baselines.end()) t.baseline = spread_of(b->second.summary);
   if (auto b = timing.baselines.find("compile"); b != timing.baselines.end())
     t.baseline_compile = spread_of(b->second.summary);

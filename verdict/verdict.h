@@ -34,7 +34,7 @@ struct Roofline {
   std::vector<nlohmann::json> shapes;  // per trial shape: input and output shapes, flops, other_flops, bytes
   Work work;                           // per timed call: the mean over the shapes
   DevicePeaks peaks;
-  std::string error;                   // why the work could not be counted; "" otherwise
+  std::string error;  // why the work could not be counted; "" otherwise
 };
 
 // One timing's spread over the timed rounds (checks.timing.<who>): the 10th and 90th percentiles per call.
@@ -65,11 +65,11 @@ struct Verdict {
   std::string baseline = "eager";                 // eager | compile | compile-max-autotune
   std::map<std::string, BaselineTime> baselines;  // every baseline timed, by name
   std::optional<Roofline> roofline;
-  std::optional<PeakFraction> peak;               // the candidate's time against the roofline
-  std::vector<std::string> flags;  // e.g. "degenerate_problem", "suspicious_speedup", "cache_hit"
+  std::optional<PeakFraction> peak;  // the candidate's time against the roofline
+  std::vector<std::string> flags;    // e.g. "degenerate_problem", "suspicious_speedup", "cache_hit"
   double compile_s = 0;
   double eval_s = 0;
-  std::string compiler_output;     // capped, first errors intact
+  std::string compiler_output;  // capped, first errors intact
   // A verdict read from a file is written back key for key (reverify.json keeps what older kforge wrote):
   // the fields it had (`recorded_fields`, empty for a verdict made here: all are written), the name of a kind
   // this kforge does not know, and the fields of a later version (`unknown_fields`).
@@ -90,8 +90,8 @@ struct Verdict {
 
   nlohmann::json to_json() const;
   // A recorded verdict, read by type: a corpus or results file is text anyone could have edited, so a field of
-  // the wrong type reads as absent, and the kind follows recorded_kind (verdict_kind.h). Verdicts recorded before the yardsticks existed read as eager-only: their ref_time_ms and speedup
-  // become baselines.eager's.
+  // the wrong type reads as absent, and the kind follows recorded_kind (verdict_kind.h). Verdicts recorded before the
+  // yardsticks existed read as eager-only: their ref_time_ms and speedup become baselines.eager's.
   static Verdict from_json(const nlohmann::json& j);
 
   // What code reads of `checks`, typed (see TimingChecks), and checks.attribution: "trusted" or "in_process"

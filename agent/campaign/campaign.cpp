@@ -8,15 +8,15 @@
 #include <thread>
 
 #include "agent/campaign/budget.h"
-#include "agent/prompt/candidate_format.h"
 #include "agent/campaign/evaluator_pool.h"
 #include "agent/campaign/loop.h"
 #include "agent/campaign/manifest.h"
 #include "agent/campaign/problem_set.h"
 #include "agent/campaign/progress.h"
-#include "agent/prompt/prompt_builder.h"
 #include "agent/campaign/scheduler.h"
 #include "agent/campaign/stop_signals.h"
+#include "agent/prompt/candidate_format.h"
+#include "agent/prompt/prompt_builder.h"
 #include "core/files.h"
 #include "core/format.h"
 #include "core/hash.h"
@@ -90,8 +90,8 @@ Result<std::vector<ConfigEntry>> load_configs(const CampaignOptions& o, bool cud
     for (const auto& c : configs)
       if (c.config.name == cfg->name)
         return make_error("campaign.config", "two configurations share the name '" + cfg->name + "' (" +
-                                             c.config.source_path + ", " + path +
-                                             "); names identify configurations in the corpus, so make them unique");
+                                                 c.config.source_path + ", " + path +
+                                                 "); names identify configurations in the corpus, so make them unique");
     auto candidate = candidate_spec(cfg->candidate_format, cuda);
     if (!candidate) return make_error("campaign.config", path + ": " + candidate.error().message);
     auto templates = PromptTemplates::load(cfg->prompt_overrides, fs::path(path).parent_path().string(), "",
@@ -156,8 +156,7 @@ CampaignSummary run_campaign(const CampaignOptions& o) {
   // One evaluator per GPU (or --evaluators on host).
   auto slots = eval::plan_evaluators(*backend, o.gpus, o.evaluators);
   if (!slots)
-    return fail(slots.error().code == "gpu.query" ? Outcome::harness_error : Outcome::bad_input,
-                slots.error().message);
+    return fail(slots.error().code == "gpu.query" ? Outcome::harness_error : Outcome::bad_input, slots.error().message);
   const std::string out = o.out.empty() ? default_out_dir(o) : o.out;
   summary.out = out;
   std::error_code ec;
@@ -235,9 +234,8 @@ CampaignSummary run_campaign(const CampaignOptions& o) {
 
   auto kforge_h = read_file(eval::kforge_header_path());
   if (!kforge_h) return fail(Outcome::harness_error, "cannot read kforge.h: " + kforge_h.error().message);
-  const PromptSetting setting{{env->gpu_name, env->gpu_arch, env->cuda_version},
-                              {eo.allow_vendor_libs, eo.allow_reduced_precision},
-                              *kforge_h};
+  const PromptSetting setting{
+      {env->gpu_name, env->gpu_arch, env->cuda_version}, {eo.allow_vendor_libs, eo.allow_reduced_precision}, *kforge_h};
   const bool any_kf_forward = std::any_of(configs.begin(), configs.end(), [](const ConfigEntry& c) {
     return c.candidate.format == CandidateFormat::kf_forward;
   });
@@ -289,8 +287,7 @@ CampaignSummary run_campaign(const CampaignOptions& o) {
   if (damage.lines > static_cast<int64_t>(damage.first.size()))
     log::warn(std::to_string(damage.lines) + " unreadable records in all; `kforge status " + out + "` lists them");
 
-  BudgetPolicy budget(std::move(follower), shard.file_name(), folder_usd, folder_tokens, o.budget_usd,
-                      o.budget_tokens);
+  BudgetPolicy budget(std::move(follower), shard.file_name(), folder_usd, folder_tokens, o.budget_usd, o.budget_tokens);
   auto may_call = [&budget]() { return !StopSignals::requested() && budget.allows_model_call(); };
   auto on_spent = [&budget](double usd, int64_t tokens) { budget.charge(usd, tokens); };
   const int compile_jobs =
@@ -301,11 +298,12 @@ CampaignSummary run_campaign(const CampaignOptions& o) {
     // feedback goes without Nsight Compute's figures, said once here.
     const std::string ncu = *backend == eval::Backend::cuda ? eval::find_ncu(eo.cuda_home) : "";
     if (ncu.empty())
-      log::warn(*backend == eval::Backend::cuda
-                    ? "feedback.ncu is on but Nsight Compute (ncu) was not found ($KFORGE_NCU, $CUDA_HOME/bin, PATH): "
-                      "correct kernels' feedback goes without its figures"
-                    : "feedback.ncu is on, but Nsight Compute profiles the cuda backend only: the feedback goes without "
-                      "its figures");
+      log::warn(
+          *backend == eval::Backend::cuda
+              ? "feedback.ncu is on but Nsight Compute (ncu) was not found ($KFORGE_NCU, $CUDA_HOME/bin, PATH): "
+                "correct kernels' feedback goes without its figures"
+              : "feedback.ncu is on, but Nsight Compute profiles the cuda backend only: the feedback goes without "
+                "its figures");
     else
       judge.profile_correct_kernels(ncu);
   }
@@ -370,13 +368,15 @@ CampaignSummary run_campaign(const CampaignOptions& o) {
   log::info(progress->text());
   for (size_t i = 0; i < summary.evaluator_busy_s.size(); ++i) {
     const double busy = summary.evaluator_busy_s[i];
-    log::info(eval::describe((*pool)->slot(i)) + " busy " + format_fixed(busy, 1) + " s of " + format_fixed(summary.wall_s, 1) +
-              " s wall (" + format_fixed(summary.wall_s > 0 ? 100.0 * busy / summary.wall_s : 0.0, 0) + "%)");
+    log::info(eval::describe((*pool)->slot(i)) + " busy " + format_fixed(busy, 1) + " s of " +
+              format_fixed(summary.wall_s, 1) + " s wall (" +
+              format_fixed(summary.wall_s > 0 ? 100.0 * busy / summary.wall_s : 0.0, 0) + "%)");
   }
   log::info("corpus: " + (fs::path(out) / shard.file_name()).string() + "; report: kforge report " + out);
 
   const int left = summary.total_units - summary.units_done;
-  if (result.fatal) summary.outcome = Outcome::harness_error;
+  if (result.fatal)
+    summary.outcome = Outcome::harness_error;
   else if (StopSignals::requested()) {
     log::warn(std::string(StopSignals::terminated() ? "stopped by SIGTERM" : "interrupted") +
               ": every reply that arrived was recorded; " + std::to_string(left) +

@@ -25,11 +25,12 @@ const std::vector<std::pair<std::string, std::vector<std::string>>>& name_rules(
       {"scan", {"cumsum", "cumprod", "scan", "prefix_sum"}},
       {"pooling", {"pool"}},
       {"norm", {"norm"}},
-      {"matmul", {"matmul", "matrix_multiplication", "matrix_vector", "matrix_scalar", "gemm", "gemv", "bmm",
-                  "linear"}},
+      {"matmul",
+       {"matmul", "matrix_multiplication", "matrix_vector", "matrix_scalar", "gemm", "gemv", "bmm", "linear"}},
       {"reduction", {"reduction", "argmax", "argmin", "reduce", "sum_", "mean_", "max_over", "min_over"}},
-      {"activation", {"relu", "sigmoid", "tanh", "softmax", "swish", "gelu", "selu", "softplus", "softsign",
-                      "elu", "hardtanh", "mish", "silu", "activation"}},
+      {"activation",
+       {"relu", "sigmoid", "tanh", "softmax", "swish", "gelu", "selu", "softplus", "softsign", "elu", "hardtanh",
+        "mish", "silu", "activation"}},
   };
   return rules;
 }
@@ -55,8 +56,9 @@ const std::vector<std::pair<std::string, std::vector<std::string>>>& source_rule
 }  // namespace
 
 const std::vector<std::string>& known_categories() {
-  static const std::vector<std::string> c = {"matmul", "conv", "conv-transposed", "activation", "norm", "pooling",
-                                             "reduction", "loss", "scan", "attention", "recommender", "other"};
+  static const std::vector<std::string> c = {"matmul", "conv",      "conv-transposed", "activation",
+                                             "norm",   "pooling",   "reduction",       "loss",
+                                             "scan",   "attention", "recommender",     "other"};
   return c;
 }
 

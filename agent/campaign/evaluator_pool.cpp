@@ -24,8 +24,10 @@ Judgment PoolJudge::judge(const ProblemInfo& problem, const std::string& source_
   if (!ncu_.empty() && v.correct()) {
     // After the verdict, outside its timed rounds; a failure leaves the feedback without the figures.
     auto profile = lease.evaluator().profile(problem.path, compiled, ncu_);
-    if (profile) v.checks.profile = *profile;
-    else v.checks.profile_error = profile.error().message.substr(0, 500);
+    if (profile)
+      v.checks.profile = *profile;
+    else
+      v.checks.profile_error = profile.error().message.substr(0, 500);
   }
   return {std::move(v), evaluator_ref(lease.slot())};
 }

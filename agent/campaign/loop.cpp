@@ -46,7 +46,7 @@ struct Unit {
   search::StopRules stops;
   search::Opening opening;
   History history;
-  search::Spend live;  // the history's spending plus calls of the running round that ended
+  search::Spend live;                    // the history's spending plus calls of the running round that ended
   std::optional<std::string> held_back;  // the stop rule that refused a call of the running round
   std::mutex mu;
 };
@@ -80,8 +80,8 @@ Result<History> load_history(const UnitJob& job) {
     const std::string reply_rel = r.reply ? r.reply->path : "";
     auto reply_text = read_file((fs::path(job.corpus->dir()) / reply_rel).string());
     if (!reply_text)
-      return make_error("corpus.reply_missing", "cannot resume " + job.key.file_stem() + ": reply file '" +
-                                                    reply_rel + "' is missing from the corpus folder");
+      return make_error("corpus.reply_missing", "cannot resume " + job.key.file_stem() + ": reply file '" + reply_rel +
+                                                    "' is missing from the corpus folder");
     auto reply = corpus::ReplyDocument::parse(*reply_text);
     h.add(search::Judged::from(r, reply ? reply->answer : ""));
   }
@@ -247,8 +247,10 @@ Result<AskEnd> run_ask(Unit& u, const Planned& p, const History& before) {
   if (!end) return end.error();
   {
     std::lock_guard lock(u.mu);
-    if (*end == AskEnd::judged) u.history.add(search::Judged::from(record, doc.answer));
-    else u.history.add_failure(p.round(), record.usage.total(), record.cost_usd);
+    if (*end == AskEnd::judged)
+      u.history.add(search::Judged::from(record, doc.answer));
+    else
+      u.history.add_failure(p.round(), record.usage.total(), record.cost_usd);
   }
   if (auto s = append(u.job, std::move(record)); !s) return s.error();
   return *end;

@@ -50,9 +50,9 @@ class KernelJudge {
 // What every record of a campaign shares.
 struct RunContext {
   std::string run_id;
-  int session = 1;             // invocation of `kforge run` on this folder (1, 2, ... on resume)
+  int session = 1;  // invocation of `kforge run` on this folder (1, 2, ... on resume)
   corpus::Environment environment;
-  std::string shard;           // "I/N" under `kforge run --shard`, else empty
+  std::string shard;  // "I/N" under `kforge run --shard`, else empty
 };
 
 struct UnitSettings {

@@ -36,8 +36,8 @@ Result<T> with_lock(const std::string& dir, const std::function<Result<T>()>& bo
     if (errno == EINTR) continue;
     int e = errno;
     ::close(fd);
-    return make_error("manifest.lock", "cannot lock '" + path + "': " + std::strerror(e) +
-                                           " (on Lustre, mount with -o flock)");
+    return make_error("manifest.lock",
+                      "cannot lock '" + path + "': " + std::strerror(e) + " (on Lustre, mount with -o flock)");
   }
   auto result = body();
   ::flock(fd, LOCK_UN);
@@ -71,7 +71,8 @@ std::vector<std::string> manifest_changes(const nlohmann::json& old_in, const nl
     per_config = per_config && was.is_object() && was.contains("prompts_sha256");
   if (per_config) {
     for (const auto& [name, now] : new_configs.items())
-      if (old_configs.contains(name) && old_configs[name].value("prompts_sha256", "") != now.value("prompts_sha256", ""))
+      if (old_configs.contains(name) &&
+          old_configs[name].value("prompts_sha256", "") != now.value("prompts_sha256", ""))
         changes.push_back("the prompt templates of configuration '" + name + "' changed");
   } else {
     bool same_names = old_configs.size() == new_configs.size();
@@ -138,8 +139,8 @@ const nlohmann::json& member(const nlohmann::json& j, const char* key) {
 
 }  // namespace
 
-Result<ManifestSession> begin_session(const std::string& dir, const CampaignInputs& campaign_inputs,
-                                      bool allow_changed, const std::string& shard) {
+Result<ManifestSession> begin_session(const std::string& dir, const CampaignInputs& campaign_inputs, bool allow_changed,
+                                      const std::string& shard) {
   const std::string path = (fs::path(dir) / "run.json").string();
   const nlohmann::json inputs = to_json(campaign_inputs);
   return with_lock<ManifestSession>(dir, [&]() -> Result<ManifestSession> {
@@ -154,9 +155,10 @@ Result<ManifestSession> begin_session(const std::string& dir, const CampaignInpu
         for (const auto& c : s.changes) msg += "\n  - " + c;
         if (!allow_changed)
           return make_error("manifest.changed",
-                            msg + "\nRecords made before and after a change are not comparable. Use a new --out "
-                                  "folder, or pass --allow-changed to continue anyway (the change is logged in "
-                                  "run.json).");
+                            msg +
+                                "\nRecords made before and after a change are not comparable. Use a new --out "
+                                "folder, or pass --allow-changed to continue anyway (the change is logged in "
+                                "run.json).");
         m["changes"].push_back({{"at", corpus::utc_now_iso()}, {"changes", s.changes}});
       }
       // Keep names that earlier invocations (or other shards) added, add new ones.
@@ -169,7 +171,7 @@ Result<ManifestSession> begin_session(const std::string& dir, const CampaignInpu
       std::string id = "run-" + corpus::utc_now_iso().substr(0, 19) + "-" + random_hex(6);
       for (char& c : id)
         if (c == ':') c = '-';
-      m = {{"schema", corpus::kSchema}, {"run_id", id},          {"created_at", corpus::utc_now_iso()},
+      m = {{"schema", corpus::kSchema},  {"run_id", id},     {"created_at", corpus::utc_now_iso()},
            {"kforge_version", kVersion}, {"inputs", inputs}, {"sessions", 1}};
     }
     if (!shard.empty()) m["shards"][shard] = m["sessions"];  // the last session of each shard
@@ -194,14 +196,18 @@ Result<ImportSession> record_import(const std::string& dir, const ImportEntry& e
            {"run_id", id},
            {"created_at", corpus::utc_now_iso()},
            {"kforge_version", kVersion},
-           {"inputs", {{"backend", ""}, {"prompts_sha256", ""}, {"configs", nlohmann::json::object()},
-                       {"problems", nlohmann::json::object()}}},
+           {"inputs",
+            {{"backend", ""},
+             {"prompts_sha256", ""},
+             {"configs", nlohmann::json::object()},
+             {"problems", nlohmann::json::object()}}},
            {"sessions", 0},
            {"imports", nlohmann::json::array()}};
     } else if (!m.value("inputs", nlohmann::json::object()).value("configs", nlohmann::json::object()).empty()) {
-      return make_error("import.campaign_folder", "'" + dir +
-                                                      "' holds a campaign (`kforge run`): import into a folder of "
-                                                      "its own (--out NEW_DIR); `kforge compare` puts both side by side");
+      return make_error("import.campaign_folder",
+                        "'" + dir +
+                            "' holds a campaign (`kforge run`): import into a folder of "
+                            "its own (--out NEW_DIR); `kforge compare` puts both side by side");
     }
     if (!m.contains("imports") || !m["imports"].is_array()) m["imports"] = nlohmann::json::array();
     m["imports"].push_back(to_json(entry));

@@ -32,14 +32,12 @@ Status add_entry(const std::string& entry, std::vector<fs::path>& out) {
     std::vector<fs::path> found;
     for (const auto& e : fs::directory_iterator(p, ec))
       if (e.is_regular_file() && e.path().extension() == ".py") found.push_back(e.path());
-    if (found.empty())
-      return make_error("problems.empty", "no *.py problem files in folder '" + entry + "'");
+    if (found.empty()) return make_error("problems.empty", "no *.py problem files in folder '" + entry + "'");
     std::sort(found.begin(), found.end(), problem_order);
     out.insert(out.end(), found.begin(), found.end());
     return ok_status();
   }
-  if (!fs::exists(p, ec))
-    return make_error("problems.missing", "problem path '" + entry + "' does not exist");
+  if (!fs::exists(p, ec)) return make_error("problems.missing", "problem path '" + entry + "' does not exist");
   if (p.extension() == ".py") {
     out.push_back(p);
     return ok_status();
@@ -90,8 +88,8 @@ Result<std::vector<ProblemInfo>> load_problem_set(const std::string& spec) {
     auto [it, inserted] = seen.emplace(p->name, p->path);
     if (!inserted) {
       if (it->second == p->path) continue;
-      return make_error("problems.duplicate_name", "two problem files share the name '" + p->name + "': " +
-                                                       it->second + " and " + p->path + "; rename one");
+      return make_error("problems.duplicate_name", "two problem files share the name '" + p->name + "': " + it->second +
+                                                       " and " + p->path + "; rename one");
     }
     problems.push_back(std::move(*p));
   }

@@ -15,8 +15,10 @@ std::string duration_text(double s) {
   if (s < 0 || !std::isfinite(s)) return "?";
   int t = static_cast<int>(s + 0.5);
   char buf[32];
-  if (t >= 3600) std::snprintf(buf, sizeof buf, "%dh%02dm", t / 3600, (t % 3600) / 60);
-  else std::snprintf(buf, sizeof buf, "%dm%02ds", t / 60, t % 60);
+  if (t >= 3600)
+    std::snprintf(buf, sizeof buf, "%dh%02dm", t / 3600, (t % 3600) / 60);
+  else
+    std::snprintf(buf, sizeof buf, "%dm%02ds", t / 60, t % 60);
   return buf;
 }
 
@@ -62,8 +64,8 @@ std::string ProgressPrinter::text() {
   double eta = done_this_session_ > 0 ? elapsed / done_this_session_ * remaining : -1;
   return "[" + std::to_string(c_.units_done) + "/" + std::to_string(c_.total_units) + " units] " +
          std::to_string(c_.units_correct) + " correct, " + std::to_string(c_.evaluations) + " evaluations, $" +
-         format_fixed(c_.cost_usd, 4) + ", " + std::to_string(c_.tokens) + " tokens, elapsed " + duration_text(elapsed) +
-         ", ETA " + (remaining == 0 ? "0m00s" : duration_text(eta));
+         format_fixed(c_.cost_usd, 4) + ", " + std::to_string(c_.tokens) + " tokens, elapsed " +
+         duration_text(elapsed) + ", ETA " + (remaining == 0 ? "0m00s" : duration_text(eta));
 }
 
 void ProgressPrinter::on_record(const corpus::Record& r) {

@@ -14,10 +14,10 @@ namespace kf::agent {
 
 struct ProgressCounts {
   int total_units = 0;
-  int units_done = 0;     // earlier sessions included
+  int units_done = 0;  // earlier sessions included
   int units_correct = 0;
-  int evaluations = 0;    // this session
-  double cost_usd = 0;    // this shard's records, earlier sessions included
+  int evaluations = 0;  // this session
+  double cost_usd = 0;  // this shard's records, earlier sessions included
   int64_t tokens = 0;
 };
 

@@ -16,9 +16,9 @@
 namespace kf::agent {
 
 struct UnitPlan {
-  int total_units = 0;      // this shard's units
-  int already_done = 0;     // of those, finished in an earlier session
-  int already_correct = 0;  // of those, with a correct kernel
+  int total_units = 0;                      // this shard's units
+  int already_done = 0;                     // of those, finished in an earlier session
+  int already_correct = 0;                  // of those, with a correct kernel
   std::vector<std::deque<UnitJob>> queues;  // per configuration, in (problem, sample) order
 };
 
@@ -27,7 +27,7 @@ struct UnitPlan {
 // kernel. Memory grows with units (and an open unit's turns), not with the records of finished ones.
 struct PriorUnits {
   std::map<UnitKey, std::vector<corpus::Record>> open;  // filled by finish()
-  std::map<UnitKey, bool> finished;                      // -> a correct kernel was found
+  std::map<UnitKey, bool> finished;                     // -> a correct kernel was found
   // A record as its summary and line; only the lines of units not (yet) finished are kept.
   void add(const corpus::RecordSummary& summary, std::string_view line);
   // Parses the kept lines of the units still open into `open`.

@@ -82,7 +82,8 @@ Result<nlohmann::json> run_status(const std::string& dir) {
         [&](const corpus::RecordSummary& r, std::string_view) {
           t.add(r);
           total.add(r);
-          if (r.kind == corpus::Kind::unit_done) ++seen[r.key].done;
+          if (r.kind == corpus::Kind::unit_done)
+            ++seen[r.key].done;
           else if (r.kind == corpus::Kind::evaluation || r.kind == corpus::Kind::imported)
             ++seen[r.key].turns[{static_cast<int>(r.kind), r.turn}];
         },
@@ -107,7 +108,8 @@ Result<nlohmann::json> run_status(const std::string& dir) {
   }
   nlohmann::json duplicates = nlohmann::json::array();
   for (const auto& [key, s] : seen) {
-    if (s.done > 1) duplicates.push_back("unit_done " + key.file_stem() + " recorded " + std::to_string(s.done) + " times");
+    if (s.done > 1)
+      duplicates.push_back("unit_done " + key.file_stem() + " recorded " + std::to_string(s.done) + " times");
     for (const auto& [kind_turn, n] : s.turns)
       if (n > 1)
         duplicates.push_back(corpus::to_string(static_cast<corpus::Kind>(kind_turn.first)) + " " + key.file_stem() +
@@ -144,19 +146,22 @@ std::string format_status(const nlohmann::json& s) {
       << n << " imported solutions (" << s["total"].value("imported_claimed_correct", 0)
       << " claimed correct by their runs): `kforge report " << s.value("dir", "")
       << "` shows claims and re-verification.\n";
-  if (s["duplicates"].empty()) o << "\nNo unit or evaluation recorded twice.\n";
+  if (s["duplicates"].empty())
+    o << "\nNo unit or evaluation recorded twice.\n";
   else {
     o << "\nRecorded more than once:\n";
     for (const auto& d : s["duplicates"]) o << "- " << d.get<std::string>() << "\n";
   }
   if (const int64_t n = s.value("unreadable_lines", int64_t{0}); n > 0) {
-    o << "\n" << n << " unreadable line" << (n == 1 ? "" : "s") << " (skipped by every reader; the first "
+    o << "\n"
+      << n << " unreadable line" << (n == 1 ? "" : "s") << " (skipped by every reader; the first "
       << s["unreadable_first"].size() << "):\n";
     for (const auto& d : s["unreadable_first"])
       o << "- " << d.value("file", "") << " line " << d.value("line", 0) << ": " << d.value("reason", "") << "\n";
   }
   if (const int torn = s.value("torn_tails", 0); torn > 0)
-    o << "\n" << torn << " corpus file" << (torn == 1 ? " ends" : "s end")
+    o << "\n"
+      << torn << " corpus file" << (torn == 1 ? " ends" : "s end")
       << " with a torn record (an interrupted write, or a run appending now); the next `kforge run` on the "
          "folder cuts it off and keeps its bytes in torn/.\n";
   return o.str();

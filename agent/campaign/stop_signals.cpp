@@ -15,7 +15,8 @@ std::atomic<int> g_signals{0};
 std::atomic<bool> g_sigterm{false};
 double g_deadline_s = 25;
 StopSignals::Notices g_notices{};
-struct sigaction g_old_int {}, g_old_term {}, g_old_alarm {};
+struct sigaction g_old_int {
+}, g_old_term{}, g_old_alarm{};
 
 void say(const char* text, size_t n) {
   ssize_t ignored = ::write(STDERR_FILENO, text, n);
@@ -27,8 +28,10 @@ void say(const char* text) { say(text, std::strlen(text)); }
 void on_signal(int sig) {
   const bool term = sig == SIGTERM;
   if (g_signals.fetch_add(1) >= 1) {
-    if (term) KF_SAY("\nkforge: second SIGTERM, aborting now (rerun the same command to resume)\n");
-    else KF_SAY("\nkforge: second interrupt, aborting now (rerun the same command to resume)\n");
+    if (term)
+      KF_SAY("\nkforge: second SIGTERM, aborting now (rerun the same command to resume)\n");
+    else
+      KF_SAY("\nkforge: second interrupt, aborting now (rerun the same command to resume)\n");
     ::_exit(g_sigterm.load() || term ? 143 : 130);
   }
   if (!term) {
@@ -45,8 +48,9 @@ void on_signal(int sig) {
 }
 
 void on_deadline(int) {
-  KF_SAY("\nkforge: SIGTERM deadline reached with work still in flight, aborting now (rerun the same command to "
-         "resume; replies that arrived are reused)\n");
+  KF_SAY(
+      "\nkforge: SIGTERM deadline reached with work still in flight, aborting now (rerun the same command to "
+      "resume; replies that arrived are reused)\n");
   ::_exit(143);
 }
 

@@ -19,16 +19,15 @@ std::string speedup_text(const SpeedupFigure& f) {
 }  // namespace
 
 const std::vector<std::string>& claim_statuses() {
-  static const std::vector<std::string> s = {"holds", "not_reproduced", "now_correct", "now_incorrect",
-                                             "rejected", "fails", "harness_error"};
+  static const std::vector<std::string> s = {"holds",    "not_reproduced", "now_correct",  "now_incorrect",
+                                             "rejected", "fails",          "harness_error"};
   return s;
 }
 
 const std::vector<std::string>& known_hack_classes() {
-  static const std::vector<std::string> c = {"torch_fallback",  "trivial_output",      "deferred_work",
-                                             "reduced_precision", "input_modified",    "timer_tampering",
-                                             "unsynchronized_work", "impossible_time", "harness_tampering",
-                                             "vendor_library"};
+  static const std::vector<std::string> c = {
+      "torch_fallback",  "trivial_output",      "deferred_work",   "reduced_precision", "input_modified",
+      "timer_tampering", "unsynchronized_work", "impossible_time", "harness_tampering", "vendor_library"};
   return c;
 }
 
@@ -69,7 +68,8 @@ ClaimCheck check_claim(const corpus::Claim& claim, const eval::Verdict& v, const
     };
     std::vector<corpus::ClaimedSpeedup> claimed_all = claim.speedups;
     if (claimed_all.empty() && claim.speedup)
-      claimed_all.push_back({claim.baseline_kind.empty() ? "eager" : claim.baseline_kind, *claim.speedup, claim.baseline_ms});
+      claimed_all.push_back(
+          {claim.baseline_kind.empty() ? "eager" : claim.baseline_kind, *claim.speedup, claim.baseline_ms});
     for (const auto& s : claimed_all) {
       BaselineComparison b{s.baseline, s.speedup, measured_speedup(v, s.baseline), "not_measured"};
       if (b.measured) b.outcome = supported(s.speedup, *b.measured) ? "supported" : "not_supported";
@@ -83,7 +83,8 @@ ClaimCheck check_claim(const corpus::Claim& claim, const eval::Verdict& v, const
     auto claimed = claim.speedup_over(m.baseline_kind);
     const bool claimed_speedup = claimed && *claimed > 0;
     if (!claimed_speedup && !claimed_all.empty())
-      c.detail = "claims no speedup over " + baseline_label(m.baseline_kind) + ", the baseline kforge measured: "
+      c.detail = "claims no speedup over " + baseline_label(m.baseline_kind) +
+                 ", the baseline kforge measured: "
                  "correctness alone";
     if (!claimed_speedup || !measured || supported(*claimed, *measured)) {
       c.status = "holds";

@@ -41,11 +41,11 @@ struct BaselineComparison {
 
 struct ClaimCheck {
   std::string status;
-  std::string reason;      // the verdict's deciding reason code ("" when correct)
-  std::string hack_class;  // set when status is "rejected"
-  std::string detail;      // that reason's detail, or why the claimed speedup is not supported
-  std::string baseline_kind;        // the kind the status compared (the measurement's)
-  bool hardware_differs = false;    // the claim states a GPU model other than the one kforge measured on
+  std::string reason;                         // the verdict's deciding reason code ("" when correct)
+  std::string hack_class;                     // set when status is "rejected"
+  std::string detail;                         // that reason's detail, or why the claimed speedup is not supported
+  std::string baseline_kind;                  // the kind the status compared (the measurement's)
+  bool hardware_differs = false;              // the claim states a GPU model other than the one kforge measured on
   std::vector<BaselineComparison> baselines;  // every claimed speedup, compared where kforge measured its kind
 };
 
@@ -53,10 +53,10 @@ struct ClaimCheck {
 // solution: holds when kforge finds it correct and the claimed speedup over the measurement's baseline kind,
 // if any, is supported (speedup_supported in agent/claims/reverify_rule.h), else not_reproduced. A claim made on
 // another GPU model (hardware_differs) is judged on kforge's own interval alone: it holds when the claim and
-// kforge's interval lie on the same side of 1.0 (claimed faster: the interval lies above 1.0). For one the run did not call
-// correct: now_correct when kforge does. Otherwise, alike for both: rejected for a reward hack
-// (rejected.* and incorrect.reduced_precision), now_incorrect for other incorrect.*, fails for
-// compile_error, runtime_error and timeout, harness_error when kforge could not judge it.
+// kforge's interval lie on the same side of 1.0 (claimed faster: the interval lies above 1.0). For one the run did not
+// call correct: now_correct when kforge does. Otherwise, alike for both: rejected for a reward hack (rejected.* and
+// incorrect.reduced_precision), now_incorrect for other incorrect.*, fails for compile_error, runtime_error and
+// timeout, harness_error when kforge could not judge it.
 ClaimCheck check_claim(const corpus::Claim& claim, const eval::Verdict& verdict,
                        const Measurement& measurement = Measurement{});
 

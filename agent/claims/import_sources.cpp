@@ -54,8 +54,10 @@ std::optional<Result<std::vector<SourceRun>>> release_runs(const std::string& sr
 Status decide_level(SourceRun& run, std::optional<int> wanted) {
   std::set<int> levels;
   for (const auto& f : run.files) levels.insert(kb::parse_solution_name(f.filename().string())->level);
-  if (wanted) run.level = *wanted;
-  else if (levels.size() == 1) run.level = *levels.begin();
+  if (wanted)
+    run.level = *wanted;
+  else if (levels.size() == 1)
+    run.level = *levels.begin();
   else if (levels.size() > 1) {
     std::string list;
     for (int l : levels) list += (list.empty() ? "" : ", ") + std::to_string(l);
@@ -92,7 +94,8 @@ SourceRun run_folder(const fs::path& dir) {
       log::warn(e.path().string() + ": a symbolic link; ignored");
       continue;
     }
-    if (kb::parse_solution_name(n)) r.files.push_back(e.path());
+    if (kb::parse_solution_name(n))
+      r.files.push_back(e.path());
     else if (n.size() > 10 && n.compare(n.size() - 10, 10, "_kernel.py") == 0)
       log::warn(e.path().string() + ": not named level_<L>_problem_<P>_sample_<S>_kernel.py; ignored");
   }
@@ -129,10 +132,11 @@ Result<std::vector<SourceRun>> collect_sources(const ImportOptions& o) {
           subs.push_back(e.path());
       if (subs.empty())
         return make_error("import.not_a_run",
-                          "'" + src + "' is neither a KernelBench run folder (level_<L>_problem_<P>_sample_<S>_"
-                                      "kernel.py files and eval_results.json, or problem_<P>_kernel.py files and "
-                                      "detailed_results.json), a CUDA-L1 file or folder, the leaderboard's "
-                                      "raw_data.json, nor a folder of run folders");
+                          "'" + src +
+                              "' is neither a KernelBench run folder (level_<L>_problem_<P>_sample_<S>_"
+                              "kernel.py files and eval_results.json, or problem_<P>_kernel.py files and "
+                              "detailed_results.json), a CUDA-L1 file or folder, the leaderboard's "
+                              "raw_data.json, nor a folder of run folders");
       std::sort(subs.begin(), subs.end());
       for (const auto& s : subs) {
         if (is_run_folder(s)) {
@@ -146,10 +150,11 @@ Result<std::vector<SourceRun>> collect_sources(const ImportOptions& o) {
     } else if (fs::is_regular_file(p, ec) && p.extension() == ".py") {
       singles.files.push_back(p);
     } else {
-      return make_error("import.source",
-                        fs::exists(p, ec) ? "'" + src + "' is not a .py solution file, a folder, a CUDA-L1 JSON-lines "
-                                                        "file or the leaderboard's raw_data.json"
-                                          : "'" + src + "' does not exist");
+      return make_error("import.source", fs::exists(p, ec)
+                                             ? "'" + src +
+                                                   "' is not a .py solution file, a folder, a CUDA-L1 JSON-lines "
+                                                   "file or the leaderboard's raw_data.json"
+                                             : "'" + src + "' does not exist");
     }
   }
   if (!o.name.empty() && singles.files.empty()) {

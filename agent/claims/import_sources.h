@@ -18,7 +18,7 @@ struct SourceRun {
   std::string path;  // "" for single files
   std::vector<std::filesystem::path> files;
   bool singles = false;
-  int level = 0;     // a run folder's level: its eval_results.json names problem numbers only
+  int level = 0;                          // a run folder's level: its eval_results.json names problem numbers only
   std::optional<PublishedRun> published;  // a release read whole (agent/claims/release_formats.h)
 };
 

@@ -14,7 +14,8 @@ namespace {
 std::string counts_text(const std::map<std::string, int>& counts, const std::vector<std::string>& order) {
   std::string t;
   for (const auto& k : order)
-    if (auto it = counts.find(k); it != counts.end()) t += (t.empty() ? "" : ", ") + k + " " + std::to_string(it->second);
+    if (auto it = counts.find(k); it != counts.end())
+      t += (t.empty() ? "" : ", ") + k + " " + std::to_string(it->second);
   return t.empty() ? "-" : t;
 }
 
@@ -33,8 +34,8 @@ std::string format_import_result(const ImportResult& r) {
       for (int p : run.missing_problems) list += (list.empty() ? "" : ", ") + std::to_string(p);
       missing += " (" + list + ")";
     }
-    o << "| " << run.name << " | " << run.format << " | " << (run.level > 0 ? std::to_string(run.level) : "-")
-      << " | " << run.entries << " | " << run.solutions << " | " << run.added << " | " << run.already << " | "
+    o << "| " << run.name << " | " << run.format << " | " << (run.level > 0 ? std::to_string(run.level) : "-") << " | "
+      << run.entries << " | " << run.solutions << " | " << run.added << " | " << run.already << " | "
       << run.claimed_compiled << " | " << run.claimed_correct << " | " << run.claimed_faster << " | " << run.skipped
       << " | " << missing << " | " << run.unreadable_entries << " | " << run.entries_without_file << " | "
       << run.without_entry << " | " << run.warnings << " |\n";

@@ -56,7 +56,8 @@ std::string run_dataset(const std::string& run_path, int level) {
   std::error_code ec;
   for (int up = 0; up < 3 && p.has_parent_path() && p.parent_path() != p; ++up) {
     p = p.parent_path();
-    if (fs::is_directory(p / "KernelBench" / ("level" + std::to_string(level)), ec)) return (p / "KernelBench").string();
+    if (fs::is_directory(p / "KernelBench" / ("level" + std::to_string(level)), ec))
+      return (p / "KernelBench").string();
   }
   return "";
 }

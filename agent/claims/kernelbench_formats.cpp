@@ -54,8 +54,8 @@ std::string shown(const json& v) {
 }
 
 // One sample's entry; false when it cannot be used at all.
-bool parse_entry(const json& v, int problem, std::optional<int> list_index, const std::string& where,
-                 EvalEntry& e, std::string& why) {
+bool parse_entry(const json& v, int problem, std::optional<int> list_index, const std::string& where, EvalEntry& e,
+                 std::string& why) {
   if (!v.is_object()) {
     why = where + ": the entry is not an object (" + shown(v) + ")";
     return false;
@@ -83,9 +83,10 @@ bool parse_entry(const json& v, int problem, std::optional<int> list_index, cons
     }
     bool other = false;
     out = lenient_bool(v[key], &other);
-    if (!out) e.warnings.push_back(std::string("\"") + key + "\" " + shown(v[key]) + " is not a boolean: unknown");
-    else if (other) e.warnings.push_back(std::string("\"") + key + "\" " + shown(v[key]) + " read as " +
-                                         (*out ? "true" : "false"));
+    if (!out)
+      e.warnings.push_back(std::string("\"") + key + "\" " + shown(v[key]) + " is not a boolean: unknown");
+    else if (other)
+      e.warnings.push_back(std::string("\"") + key + "\" " + shown(v[key]) + " read as " + (*out ? "true" : "false"));
   };
   flag("compiled", e.compiled);
   flag("correctness", e.correct);
@@ -94,8 +95,10 @@ bool parse_entry(const json& v, int problem, std::optional<int> list_index, cons
     bool was_string = false;
     auto r = lenient_number(v["runtime"], &was_string);
     const bool not_measured = r && *r == -1;  // KernelBench's own marker
-    if (!r) e.warnings.push_back("runtime " + shown(v["runtime"]) + " is not a number: not measured");
-    else if (!std::isfinite(*r)) e.warnings.push_back("runtime is " + shown(v["runtime"]) + ": not measured");
+    if (!r)
+      e.warnings.push_back("runtime " + shown(v["runtime"]) + " is not a number: not measured");
+    else if (!std::isfinite(*r))
+      e.warnings.push_back("runtime is " + shown(v["runtime"]) + ": not measured");
     else if (*r <= 0 && !not_measured)
       e.warnings.push_back("runtime " + format_significant(*r, 6) + " ms is not positive: not measured");
     else if (*r > 0) {
@@ -143,15 +146,17 @@ std::string python_json_to_json(const std::string& text, int* replaced) {
     const char c = text[i];
     if (in_string) {
       out += c;
-      if (c == '\\' && i + 1 < text.size()) out += text[++i];
-      else if (c == '"') in_string = false;
+      if (c == '\\' && i + 1 < text.size())
+        out += text[++i];
+      else if (c == '"')
+        in_string = false;
       continue;
     }
     if (c == '"') in_string = true;
     // A bare word can only start where a value starts: after one of these (or at the start).
     const char prev = out.empty() ? ',' : out.back();
-    const bool value_start = prev == ',' || prev == ':' || prev == '[' || prev == ' ' || prev == '\n' ||
-                             prev == '\t' || prev == '\r';
+    const bool value_start =
+        prev == ',' || prev == ':' || prev == '[' || prev == ' ' || prev == '\n' || prev == '\t' || prev == '\r';
     bool matched = false;
     if (value_start)
       for (const char* word : {"-Infinity", "Infinity", "NaN"}) {
@@ -211,7 +216,8 @@ json bounded(const json& v, size_t max_string, size_t max_items, int depth) {
   }
   if (v.is_array()) {
     json out = json::array();
-    for (size_t i = 0; i < v.size() && i < max_items; ++i) out.push_back(bounded(v[i], max_string, max_items, depth + 1));
+    for (size_t i = 0; i < v.size() && i < max_items; ++i)
+      out.push_back(bounded(v[i], max_string, max_items, depth + 1));
     if (v.size() > max_items) out.push_back("... (" + std::to_string(v.size() - max_items) + " more items)");
     return out;
   }
@@ -293,8 +299,9 @@ Result<Baseline> Baseline::parse(const std::string& text, const std::string& ori
   int replaced = 0;
   auto doc = json::parse(python_json_to_json(text, &replaced), nullptr, false);
   if (doc.is_discarded() || !doc.is_object())
-    return make_error("import.baseline", origin + " is not a JSON object (expected KernelBench's baseline timing "
-                                                  "file: {\"level1\": {\"19_ReLU.py\": {\"mean\": ms, ...}}})");
+    return make_error("import.baseline", origin +
+                                             " is not a JSON object (expected KernelBench's baseline timing "
+                                             "file: {\"level1\": {\"19_ReLU.py\": {\"mean\": ms, ...}}})");
   Baseline b;
   b.origin_ = origin;
   for (auto lv = doc.begin(); lv != doc.end(); ++lv) {
@@ -328,8 +335,7 @@ Result<Baseline> Baseline::parse(const std::string& text, const std::string& ori
       b.levels_[*level][p.key()] = be;
     }
   }
-  if (b.levels_.empty())
-    return make_error("import.baseline", origin + " holds no level<L> object with usable means");
+  if (b.levels_.empty()) return make_error("import.baseline", origin + " holds no level<L> object with usable means");
   return b;
 }
 

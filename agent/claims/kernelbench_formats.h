@@ -33,10 +33,10 @@ struct EvalEntry {
   int sample = 0;
   std::optional<bool> compiled;
   std::optional<bool> correct;
-  std::optional<double> runtime_ms;  // absent when not measured (-1), unreadable or not finite
-  std::string hardware;              // metadata.hardware, when given
-  nlohmann::json raw;                // the entry as read, bounded (bounded_json)
-  std::vector<std::string> warnings; // what was odd about this entry
+  std::optional<double> runtime_ms;   // absent when not measured (-1), unreadable or not finite
+  std::string hardware;               // metadata.hardware, when given
+  nlohmann::json raw;                 // the entry as read, bounded (bounded_json)
+  std::vector<std::string> warnings;  // what was odd about this entry
 };
 
 struct EvalResults {

@@ -6,11 +6,11 @@
 #include <map>
 #include <tuple>
 
+#include "agent/campaign/manifest.h"
+#include "agent/campaign/problem_set.h"
 #include "agent/claims/import_sources.h"
 #include "agent/claims/kernelbench_dataset.h"
 #include "agent/claims/kernelbench_formats.h"
-#include "agent/campaign/manifest.h"
-#include "agent/campaign/problem_set.h"
 #include "agent/claims/reference_drift.h"
 #include "agent/claims/release_formats.h"
 #include "agent/claims/solution_kinds.h"
@@ -52,14 +52,19 @@ class Importer {
  public:
   Importer(const ImportOptions& o, std::optional<kb::Baseline> baseline, std::optional<ProblemAudit> audit,
            corpus::Writer& writer, std::string run_id, int session)
-      : o_(o), baseline_(std::move(baseline)), audit_(std::move(audit)), writer_(writer), run_id_(std::move(run_id)),
-        session_(session), dataset_(o.kernelbench),
+      : o_(o),
+        baseline_(std::move(baseline)),
+        audit_(std::move(audit)),
+        writer_(writer),
+        run_id_(std::move(run_id)),
+        session_(session),
+        dataset_(o.kernelbench),
         dataset_dir_(o.kernelbench.empty() ? "" : fs::weakly_canonical(o.kernelbench).string()) {}
 
   void remember(const corpus::Record& r) {
     if (r.kind != corpus::Kind::imported || !r.imported) return;
-    known_.insert({r.imported->run, r.imported->level, r.imported->problem_number, r.sample,
-                   r.source ? r.source->sha256 : ""});
+    known_.insert(
+        {r.imported->run, r.imported->level, r.imported->problem_number, r.sample, r.source ? r.source->sha256 : ""});
     int& t = turns_[{r.config, r.problem.name, r.sample}];
     t = std::max(t, r.turn);
   }
@@ -120,8 +125,10 @@ class Importer {
       ++out.solutions;
       with_file.insert({number, sample});
       const kb::EvalEntry* entry = nullptr;
-      if (auto it = entries.find({number, sample}); it != entries.end()) entry = &it->second;
-      else if (results_read) ++out.without_entry;
+      if (auto it = entries.find({number, sample}); it != entries.end())
+        entry = &it->second;
+      else if (results_read)
+        ++out.without_entry;
       std::string note;
       corpus::Claim claim;
       if (entry) {
@@ -299,8 +306,8 @@ class Importer {
     auto rel = writer_.write_companion("sources", stem + ".py", in.text);
     if (!rel) return rel.error();
     r.source = corpus::SourceRef{*rel, sha};
-    r.imported = corpus::ImportOrigin{run_name, in.id.level, in.id.problem, in.file_name, in.origin, format,
-                                      classify_solution(in.text)};
+    r.imported = corpus::ImportOrigin{
+        run_name, in.id.level, in.id.problem, in.file_name, in.origin, format, classify_solution(in.text)};
     for (const auto& k : r.imported->kinds) ++out.kinds[k];
     if (!in.reference_text.empty()) {
       auto ref = store_reference(in.reference_text, in.reference_origin, problem);
@@ -365,7 +372,7 @@ class Importer {
   KernelBenchDataset dataset_;
   std::string dataset_dir_;
   std::map<std::string, KernelBenchDataset> run_datasets_;  // the KernelBench checkouts runs ship in
-  std::map<std::string, std::string> stored_references_;  // sha256 -> companion path
+  std::map<std::string, std::string> stored_references_;    // sha256 -> companion path
   std::map<std::pair<std::string, std::string>, ReferenceComparison> comparisons_;
   std::set<IdentityKey> known_;
   std::map<std::tuple<std::string, std::string, int>, int> turns_;  // (run, problem, sample) -> last turn
@@ -385,8 +392,9 @@ Result<ImportResult> import_kernelbench(const ImportOptions& o) {
   if (!sources) return sources.error();
   const bool any_run = std::any_of(sources->begin(), sources->end(), [](const SourceRun& r) { return !r.singles; });
   if (any_run && o.kernelbench.empty())
-    return make_error("import.kernelbench", "run folders need --kernelbench DIR: KernelBench's dataset folder "
-                                            "(level1/, level2/, ...) that names each problem number");
+    return make_error("import.kernelbench",
+                      "run folders need --kernelbench DIR: KernelBench's dataset folder "
+                      "(level1/, level2/, ...) that names each problem number");
   std::optional<kb::Baseline> baseline;
   if (!o.baseline.empty()) {
     auto text = read_file(o.baseline);

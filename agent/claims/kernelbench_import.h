@@ -32,26 +32,26 @@ struct ImportOptions {
 // What one import did, per source run.
 struct ImportedRun {
   std::string name;
-  std::string path;                   // the run folder ("" for single files)
-  int level = 0;                      // 0 when the files span no single level (single files)
-  int solutions = 0;                  // solution files found (of the level)
-  int added = 0;                      // new records
-  int already = 0;                    // imported before (same run, level, problem, sample and sha256)
+  std::string path;   // the run folder ("" for single files)
+  int level = 0;      // 0 when the files span no single level (single files)
+  int solutions = 0;  // solution files found (of the level)
+  int added = 0;      // new records
+  int already = 0;    // imported before (same run, level, problem, sample and sha256)
   int claimed_compiled = 0, claimed_correct = 0, claimed_faster = 0;  // of the solutions found
-  std::set<int> missing_problems;     // problem numbers the dataset lacks (their solutions are skipped)
-  int skipped = 0;                    // solutions not imported: missing problem, unreadable file
-  int unreadable_entries = 0;         // eval_results.json entries that could not be read
-  int entries_without_file = 0;       // entries whose solution file is not in the folder
-  int without_entry = 0;              // solutions eval_results.json has no entry for (no claim)
-  int warnings = 0;                   // warnings logged for this run
-  std::string format;                 // kernelbench-run, kernelbench-run-v2, cuda-l1, kernelbench-leaderboard, files
-  std::string model;                  // the model the release names ("" when none)
-  std::string hardware;               // the hardware it states ("" when none)
-  int entries = 0;                    // entries its results file holds (JSON lines, list members, results)
+  std::set<int> missing_problems;        // problem numbers the dataset lacks (their solutions are skipped)
+  int skipped = 0;                       // solutions not imported: missing problem, unreadable file
+  int unreadable_entries = 0;            // eval_results.json entries that could not be read
+  int entries_without_file = 0;          // entries whose solution file is not in the folder
+  int without_entry = 0;                 // solutions eval_results.json has no entry for (no claim)
+  int warnings = 0;                      // warnings logged for this run
+  std::string format;                    // kernelbench-run, kernelbench-run-v2, cuda-l1, kernelbench-leaderboard, files
+  std::string model;                     // the model the release names ("" when none)
+  std::string hardware;                  // the hardware it states ("" when none)
+  int entries = 0;                       // entries its results file holds (JSON lines, list members, results)
   std::map<std::string, int> baselines;  // claims with a speedup, per baseline kind
   std::map<std::string, int> kinds;      // solutions per kind (agent/claims/solution_kinds.h), of those imported
-  int references_compared = 0;        // solutions whose own reference was compared with the dataset's problem
-  int references_differ = 0;          // ... and found to differ (reference_differs)
+  int references_compared = 0;           // solutions whose own reference was compared with the dataset's problem
+  int references_differ = 0;             // ... and found to differ (reference_differs)
   int on_degenerate = 0, on_fooled = 0;  // imported claims on problems the audit finds degenerate / fooled
   // Reference drift, by (level, problem): what changed and the one-line summary.
   std::map<std::pair<int, int>, std::pair<std::vector<std::string>, std::string>> drift;

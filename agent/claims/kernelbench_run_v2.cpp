@@ -70,8 +70,9 @@ Result<PublishedRun> read_kernelbench_run_v2(const std::string& folder_arg, std:
       }
     }
   } else {
-    run.warnings.push_back(folder.string() + " has neither detailed_results.json nor checkpoint.json: solutions "
-                                             "imported without claims");
+    run.warnings.push_back(folder.string() +
+                           " has neither detailed_results.json nor checkpoint.json: solutions "
+                           "imported without claims");
   }
   const std::string model = !text_at(doc, "run_info", "model").empty() ? text_at(doc, "run_info", "model")
                                                                        : text_at(doc, "config", "model_name");
@@ -84,8 +85,9 @@ Result<PublishedRun> read_kernelbench_run_v2(const std::string& folder_arg, std:
     if (std::regex_search(name, m, level_name)) level = std::stoi(m[1]);
   }
   if (!level)
-    return make_error("import.levels", "run '" + run.name + "' names no level (no run_info.level, no level<L> in "
-                                                            "its folder name): pass --level L");
+    return make_error("import.levels", "run '" + run.name +
+                                           "' names no level (no run_info.level, no level<L> in "
+                                           "its folder name): pass --level L");
   run.level = level.value_or(0);
 
   std::map<int, json> entries;
@@ -148,8 +150,8 @@ Result<PublishedRun> read_kernelbench_run_v2(const std::string& folder_arg, std:
     auto it = entries.find(number);
     if (it == entries.end()) {
       if (!entries.empty()) ++run.solutions_without_entry;
-      if (!results_name.empty()) s.warnings.push_back("no entry in " + fs::path(results_name).filename().string() +
-                                                      ": nothing claimed");
+      if (!results_name.empty())
+        s.warnings.push_back("no entry in " + fs::path(results_name).filename().string() + ": nothing claimed");
     } else {
       const json& e = it->second;
       c.raw = kb::bounded_json(e);
@@ -158,8 +160,9 @@ Result<PublishedRun> read_kernelbench_run_v2(const std::string& folder_arg, std:
         if (!r.contains(key) || r[key].is_null()) return std::nullopt;
         bool odd = false;
         auto b = kb::lenient_bool(r[key], &odd);
-        if (!b) s.warnings.push_back(std::string("eval_result.") + key + " " + r[key].dump().substr(0, 40) +
-                                     " is not a boolean; ignored");
+        if (!b)
+          s.warnings.push_back(std::string("eval_result.") + key + " " + r[key].dump().substr(0, 40) +
+                               " is not a boolean; ignored");
         return b;
       };
       c.compiled = flag("compiled");
@@ -169,9 +172,9 @@ Result<PublishedRun> read_kernelbench_run_v2(const std::string& folder_arg, std:
         if (v && std::isfinite(*v) && *v > 0) c.runtime_ms = v;
       }
       c.hardware = text_at(r, "metadata", "hardware");
-      if (r.empty()) s.warnings.push_back("the entry has no eval_result (generation " +
-                                          std::string(e.value("success", false) ? "succeeded" : "failed") +
-                                          "): nothing claimed");
+      if (r.empty())
+        s.warnings.push_back("the entry has no eval_result (generation " +
+                             std::string(e.value("success", false) ? "succeeded" : "failed") + "): nothing claimed");
     }
     run.solutions.push_back(std::move(s));
   }

@@ -71,7 +71,8 @@ std::map<std::string, std::pair<int, int>> problems_by_file(const fs::path& data
     if (!std::regex_search(name, m, key) || !list.is_array()) continue;
     const int level = std::stoi(m[1]), number = std::stoi(m[2]);
     for (const auto& e : list)
-      if (e.is_object() && e.contains("file") && e["file"].is_string()) out[e["file"].get<std::string>()] = {level, number};
+      if (e.is_object() && e.contains("file") && e["file"].is_string())
+        out[e["file"].get<std::string>()] = {level, number};
   }
   return out;
 }
@@ -85,12 +86,14 @@ Result<std::vector<PublishedRun>> read_leaderboard(const std::string& path) {
   const uintmax_t size = fs::file_size(file, ec);
   if (ec) return make_error("io.read", "cannot read '" + file.string() + "': " + ec.message());
   if (size > kMaxFileBytes)
-    return make_error("import.too_large", file.string() + " holds " + std::to_string(size) + " bytes, more than 256 MiB");
+    return make_error("import.too_large",
+                      file.string() + " holds " + std::to_string(size) + " bytes, more than 256 MiB");
   auto text = read_file(file.string());
   if (!text) return text.error();
   auto doc = json::parse(kb::python_json_to_json(*text), nullptr, false);
   if (!doc.is_array())
-    return make_error("import.format", file.string() + " is not a JSON list of solutions (the leaderboard's raw_data.json)");
+    return make_error("import.format",
+                      file.string() + " is not a JSON list of solutions (the leaderboard's raw_data.json)");
   const bool have_problems = fs::is_directory(problems, ec);
   const auto named = problems_by_file(file.parent_path() / "data.json");
   std::map<std::string, PublishedRun> runs;
@@ -162,7 +165,8 @@ Result<std::vector<PublishedRun>> read_leaderboard(const std::string& path) {
     if (it == references.end()) {
       std::string ref;
       const fs::path p = problems / ("l" + std::to_string(s.level) + "_p" + std::to_string(s.problem) + ".py");
-      if (have_problems && fs::is_regular_file(p, ec) && !fs::is_symlink(p, ec) && fs::file_size(p, ec) <= kMaxProblemBytes) {
+      if (have_problems && fs::is_regular_file(p, ec) && !fs::is_symlink(p, ec) &&
+          fs::file_size(p, ec) <= kMaxProblemBytes) {
         if (auto t = read_file(p.string())) ref = *t;
       }
       it = references.emplace(key, ref).first;
@@ -181,8 +185,8 @@ Result<std::vector<PublishedRun>> read_leaderboard(const std::string& path) {
   std::vector<PublishedRun> out;
   for (auto& [model, run] : runs) out.push_back(std::move(run));
   if (out.empty())
-    return make_error("import.format", file.string() + " holds no solution with a model (" + std::to_string(unreadable) +
-                                           " entries unreadable)");
+    return make_error("import.format", file.string() + " holds no solution with a model (" +
+                                           std::to_string(unreadable) + " entries unreadable)");
   // Entries without a model belong to no run: the first run carries them.
   out.front().unreadable += unreadable;
   for (auto& w : general) out.front().warnings.push_back(std::move(w));

@@ -33,8 +33,10 @@ std::string strip_comment(const std::string& line) {
   for (size_t i = 0; i < line.size(); ++i) {
     const char c = line[i];
     if (quote) {
-      if (c == '\\') ++i;
-      else if (c == quote) quote = 0;
+      if (c == '\\')
+        ++i;
+      else if (c == quote)
+        quote = 0;
     } else if (c == '"' || c == '\'') {
       quote = c;
     } else if (c == '#') {
@@ -139,9 +141,12 @@ ReferenceComparison compare_references(const std::string& claimed, const std::st
   std::vector<std::string> order;
   auto note = [&](const std::string& section, const std::string* old_line, const std::string* new_line) {
     if (section == "module") return;  // constants are summarised above; other module lines rarely matter
-    if (section == "get_inputs") inputs = true;
-    else if (section == "get_init_inputs") init = true;
-    else computation = true;
+    if (section == "get_inputs")
+      inputs = true;
+    else if (section == "get_init_inputs")
+      init = true;
+    else
+      computation = true;
     auto [it, fresh] = by_section.try_emplace(section);
     if (fresh) order.push_back(section);
     if (old_line && it->second.first.empty()) it->second.first = *old_line;
@@ -170,8 +175,7 @@ ReferenceComparison compare_references(const std::string& claimed, const std::st
       const std::string lead = from > 0 ? "..." : "";
       part += "`" + lead + clip(old_line.substr(from), kLineChars) + "` -> `" + lead +
               clip(new_line.substr(from), kLineChars) + "`";
-    }
-    else if (!old_line.empty())
+    } else if (!old_line.empty())
       part += "`" + clip(old_line, kLineChars) + "` removed";
     else
       part += "`" + clip(new_line, kLineChars) + "` added";

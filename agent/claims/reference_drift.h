@@ -27,8 +27,9 @@ struct ReferenceComparison {
   // constants), "inputs" (get_inputs), "init" (get_init_inputs). KernelBench's later versions changed sizes
   // and input distributions of most problems; a changed computation is rarer and matters more.
   std::vector<std::string> changes;
-  // One line: what changed ("computation, sizes: 4 lines differ; ..."), the constants that changed (they decide get_inputs' shapes), then the first changed lines per
-  // section ("forward: `return torch.diag(A) @ B` -> `return A.unsqueeze(1) * B`"); "" when the same.
+  // One line: what changed ("computation, sizes: 4 lines differ; ..."), the constants that changed (they decide
+  // get_inputs' shapes), then the first changed lines per section ("forward: `return torch.diag(A) @ B` -> `return
+  // A.unsqueeze(1) * B`"); "" when the same.
   std::string summary;
   int changed_lines = 0;  // lines of either side outside the longest common subsequence
 };

@@ -46,7 +46,8 @@ std::vector<std::string> cuda_l1_files(const std::string& folder) {
   std::vector<std::string> out;
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(folder, ec))
-    if (e.is_regular_file(ec) && !e.is_symlink(ec) && e.path().extension() == ".json" && first_line_is_cuda_l1(e.path()))
+    if (e.is_regular_file(ec) && !e.is_symlink(ec) && e.path().extension() == ".json" &&
+        first_line_is_cuda_l1(e.path()))
       out.push_back(e.path().string());
   std::sort(out.begin(), out.end());
   return out;

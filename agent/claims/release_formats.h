@@ -26,11 +26,11 @@ struct PublishedSolution {
   int level = 0;
   int problem = 0;
   int sample = 0;
-  std::string file;     // the name it goes by in the release (stored as the record's imported.file)
-  std::string origin;   // where the release keeps it: a file, or file#entry
+  std::string file;    // the name it goes by in the release (stored as the record's imported.file)
+  std::string origin;  // where the release keeps it: a file, or file#entry
   std::string code;
-  corpus::Claim claim;  // without reference and task quality (the importer adds those)
-  std::string reference_code;    // the release's own reference problem; "" when it ships none
+  corpus::Claim claim;         // without reference and task quality (the importer adds those)
+  std::string reference_code;  // the release's own reference problem; "" when it ships none
   std::string reference_origin;
   std::vector<std::string> warnings;
 };

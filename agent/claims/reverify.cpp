@@ -11,10 +11,10 @@
 #include <vector>
 
 #include "agent/campaign/ahead_compiler.h"
+#include "agent/campaign/evaluator_pool.h"
+#include "agent/campaign/stop_signals.h"
 #include "agent/claims/claim_check.h"
 #include "agent/claims/reverify_journal.h"
-#include "agent/campaign/stop_signals.h"
-#include "agent/campaign/evaluator_pool.h"
 #include "agent/claims/reverify_rule.h"
 #include "core/exit_codes.h"
 #include "core/files.h"
@@ -163,8 +163,8 @@ Rejudged rejudge_imported(const corpus::Record& r, const std::string& dir, eval:
       then.detail = "reference '" + claim.reference->path + "' is missing or no longer matches its hash";
     } else {
       auto lease = pool.acquire();
-      auto v = lease.evaluator().evaluate_file(reference.string(),
-                                               fs::absolute(fs::path(dir) / r.source->path).string());
+      auto v =
+          lease.evaluator().evaluate_file(reference.string(), fs::absolute(fs::path(dir) / r.source->path).string());
       const ClaimCheck t = check_claim(claim, v, Measurement{"eager", evaluator_ref(lease.slot()).gpu_name});
       then.judged = true;
       then.status = t.status;
@@ -220,10 +220,10 @@ Result<JournalStart> open_journal(const ReverifyOptions& o, const std::string& b
   const ReverifyJournal::Contents& c = **existing;
   if (!o.resume) {
     if (c.finished) return js;
-    return make_error("reverify.unfinished",
-                      o.dir + " holds an unfinished re-verification (" + std::to_string(c.entries.size()) +
-                          " kernels judged, seed " + std::to_string(c.header.seed) + ", started " +
-                          c.header.started_at + "): `--resume` judges the rest, `--restart` starts over");
+    return make_error("reverify.unfinished", o.dir + " holds an unfinished re-verification (" +
+                                                 std::to_string(c.entries.size()) + " kernels judged, seed " +
+                                                 std::to_string(c.header.seed) + ", started " + c.header.started_at +
+                                                 "): `--resume` judges the rest, `--restart` starts over");
   }
   if (c.header.backend != backend)
     return make_error("reverify.resume_mismatch", "the journal in " + o.dir + " was made on the " + c.header.backend +
@@ -259,7 +259,8 @@ int run_reverify(const ReverifyOptions& o) {
   for (const auto& r : corpus->records) {
     if (r.kind == corpus::Kind::imported) {
       const int level = r.imported ? r.imported->level : 0;
-      const bool level_selected = o.levels.empty() || std::find(o.levels.begin(), o.levels.end(), level) != o.levels.end();
+      const bool level_selected =
+          o.levels.empty() || std::find(o.levels.begin(), o.levels.end(), level) != o.levels.end();
       if ((o.all || r.claimed_correct()) && level_selected) imported.push_back(&r);
       continue;
     }
@@ -301,8 +302,8 @@ int run_reverify(const ReverifyOptions& o) {
   const std::string solutions =
       std::to_string(imported.size()) + (o.all ? " imported solutions" : " claimed-correct imported solutions");
   if (!imported.empty()) what = kernels.empty() ? solutions : what + " and " + solutions;
-  log::info("re-verifying " + what + " from " + o.dir + " (backend " + backend_name + ", seed " +
-            std::to_string(seed) + ", " + std::to_string((*pool)->size()) + " evaluator(s))");
+  log::info("re-verifying " + what + " from " + o.dir + " (backend " + backend_name + ", seed " + std::to_string(seed) +
+            ", " + std::to_string((*pool)->size()) + " evaluator(s))");
 
   // Workers take jobs in order; rows print in that order as soon as each one's turn comes.
   auto record_of = [&](size_t i) { return i < kernels.size() ? kernels[i] : imported[i - kernels.size()]; };
@@ -325,8 +326,8 @@ int run_reverify(const ReverifyOptions& o) {
       sources[i].clear();
       ++from_journal_count;
     }
-    log::info("reverify: resuming " + std::string(kReverifyJournalFile) + " (seed " + std::to_string(seed) + "): " +
-              std::to_string(from_journal_count) + " of " + std::to_string(total) + " already judged" +
+    log::info("reverify: resuming " + std::string(kReverifyJournalFile) + " (seed " + std::to_string(seed) +
+              "): " + std::to_string(from_journal_count) + " of " + std::to_string(total) + " already judged" +
               (journal_start->resumed->dropped_lines
                    ? ", " + std::to_string(journal_start->resumed->dropped_lines) + " damaged line(s) dropped"
                    : std::string()));
@@ -349,7 +350,7 @@ int run_reverify(const ReverifyOptions& o) {
   size_t printed = 0;
   const double started = now_s();
   const size_t progress_every = total / 20;  // long runs: a line every 5% of the jobs
-  auto print_ready = [&] {  // under mu
+  auto print_ready = [&] {                   // under mu
     for (; printed < total && (done[printed] || skipped[printed]); ++printed) {
       if (!done[printed]) continue;
       const auto& d = *done[printed];
@@ -357,8 +358,10 @@ int run_reverify(const ReverifyOptions& o) {
       const std::string& status = res.status;
       const corpus::Record& r = *record_of(printed);
       if (printed < kernels.size()) {
-        if (status == "holds") ++holds;
-        else ++failed;
+        if (status == "holds")
+          ++holds;
+        else
+          ++failed;
         if (d.judged.faster()) ++claimed_faster;
         if (d.judged.verified()) ++verified;
         std::printf("| %s | %s | %d | %d | %s | %s | %s | %s | %s |\n", res.config.c_str(), r.problem.name.c_str(),
@@ -401,10 +404,11 @@ int run_reverify(const ReverifyOptions& o) {
     std::printf("| config | problem | sample | turn | claimed | claimed spread | now | now spread | status |\n");
     std::printf("|---|---|---|---|---|---|---|---|---|\n");
   }
-  StopSignals signals(25, StopSignals::Notices{
-      "\nkforge: interrupt: no new kernels; finishing and journaling the evaluations in flight (Ctrl-C again aborts)\n",
-      "\nkforge: SIGTERM: no new kernels; journaling the evaluations in flight before the deadline (a second SIGTERM "
-      "aborts)\n"});
+  StopSignals signals(25, StopSignals::Notices{"\nkforge: interrupt: no new kernels; finishing and journaling the "
+                                               "evaluations in flight (Ctrl-C again aborts)\n",
+                                               "\nkforge: SIGTERM: no new kernels; journaling the evaluations in "
+                                               "flight before the deadline (a second SIGTERM "
+                                               "aborts)\n"});
   auto stopping = [&] {
     return StopSignals::requested() || (o.time_limit_s > 0 && now_s() - started >= o.time_limit_s);
   };
@@ -432,9 +436,10 @@ int run_reverify(const ReverifyOptions& o) {
   if (kernel_table) {
     std::printf("\n%d of %zu claimed speedups hold within the measured spread; %zu do not.\n", holds, kernels.size(),
                 kernels.size() - static_cast<size_t>(holds));
-    std::printf("%d of the %d kernels claimed faster than the baseline are verified speedups (interval above 1.0 "
-                "and held here).\n",
-                verified, claimed_faster);
+    std::printf(
+        "%d of the %d kernels claimed faster than the baseline are verified speedups (interval above 1.0 "
+        "and held here).\n",
+        verified, claimed_faster);
   }
   if (!imported.empty()) {
     std::string counts, classes;

@@ -51,8 +51,9 @@ Result<std::optional<ReverifyJournal::Contents>> ReverifyJournal::load(const std
     if (!have_header) {
       auto h = header_of(j);
       if (!h)
-        return make_error("reverify.journal", path + " does not start with a reverify journal's header: remove it "
-                                                     "(or pass --restart) to re-verify from the start");
+        return make_error("reverify.journal", path +
+                                                  " does not start with a reverify journal's header: remove it "
+                                                  "(or pass --restart) to re-verify from the start");
       c.header = *h;
       have_header = true;
       continue;
@@ -62,8 +63,10 @@ Result<std::optional<ReverifyJournal::Contents>> ReverifyJournal::load(const std
       continue;
     }
     if (auto e = j.find("entry"); e != j.end()) {
-      if (auto entry = ReverifyEntry::from_json(*e)) c.entries.push_back(std::move(*entry));
-      else ++c.dropped_lines;
+      if (auto entry = ReverifyEntry::from_json(*e))
+        c.entries.push_back(std::move(*entry));
+      else
+        ++c.dropped_lines;
     } else if (j.contains("finished_at")) {
       c.finished = true;
     } else {
@@ -71,7 +74,8 @@ Result<std::optional<ReverifyJournal::Contents>> ReverifyJournal::load(const std
     }
   }
   if (!have_header)
-    return make_error("reverify.journal", path + " is empty: remove it (or pass --restart) to re-verify from the start");
+    return make_error("reverify.journal",
+                      path + " is empty: remove it (or pass --restart) to re-verify from the start");
   return std::optional<Contents>(std::move(c));
 }
 
@@ -93,6 +97,8 @@ Status ReverifyJournal::append(const ReverifyEntry& entry) {
   return append_line_durable(path_, json{{"entry", entry.to_json()}}.dump());
 }
 
-Status ReverifyJournal::finish() { return append_line_durable(path_, json{{"finished_at", corpus::utc_now_iso()}}.dump()); }
+Status ReverifyJournal::finish() {
+  return append_line_durable(path_, json{{"finished_at", corpus::utc_now_iso()}}.dump());
+}
 
 }  // namespace kf::agent

@@ -116,8 +116,8 @@ std::optional<ReverifyEntry> ReverifyEntry::from_json(const json& j) {
   if (!j.is_object()) return std::nullopt;
   const auto problem = corpus::ProblemRef::salvage(object(j, "problem"));
   auto sample = j.find("sample"), turn = j.find("turn");
-  if (!(j.contains("config") && j["config"].is_string()) || !(j.contains("status") && j["status"].is_string()) || !problem ||
-      sample == j.end() || !sample->is_number_integer() || turn == j.end() || !turn->is_number_integer())
+  if (!(j.contains("config") && j["config"].is_string()) || !(j.contains("status") && j["status"].is_string()) ||
+      !problem || sample == j.end() || !sample->is_number_integer() || turn == j.end() || !turn->is_number_integer())
     return std::nullopt;
   ReverifyEntry e;
   e.imported = str(j, "kind") == "imported";
@@ -213,8 +213,7 @@ Result<ReverifyDocument> ReverifyDocument::parse(const json& doc, const std::str
   d.claimed_faster = integer(doc, "claimed_faster");
   d.verified_speedups = integer(doc, "verified_speedups");
   d.recorded_at = str(doc, "recorded_at");
-  if (auto it = doc.find("not_judged"); it != doc.end() && it->is_number_unsigned())
-    d.not_judged = it->get<size_t>();
+  if (auto it = doc.find("not_judged"); it != doc.end() && it->is_number_unsigned()) d.not_judged = it->get<size_t>();
   for (const auto& k : doc["kernels"])
     if (auto e = ReverifyEntry::from_json(k)) d.kernels.push_back(std::move(*e));
   if (auto it = doc.find("imported"); it != doc.end() && it->is_object()) {
@@ -223,7 +222,8 @@ Result<ReverifyDocument> ReverifyDocument::parse(const json& doc, const std::str
     s.all = flag(*it, "all");
     for (const char* key : {"by_status", "rejected_by_class"})
       for (const auto& [k, v] : object(*it, key).items())
-        if (v.is_number_integer()) (std::string(key) == "by_status" ? s.by_status : s.rejected_by_class)[k] = v.get<int>();
+        if (v.is_number_integer())
+          (std::string(key) == "by_status" ? s.by_status : s.rejected_by_class)[k] = v.get<int>();
     d.imported = std::move(s);
   }
   if (auto it = doc.find("environment"); it != doc.end()) d.environment = *it;
@@ -246,8 +246,8 @@ Result<std::optional<ReverifyDocument>> ReverifyDocument::load(const std::string
   if (!text) return text.error();
   auto doc = json::parse(*text, nullptr, false);
   if (doc.is_discarded())
-    return make_error("reverify.unreadable", file + " is not valid JSON: rerun `kforge reverify " + dir +
-                                                 "` or remove the file");
+    return make_error("reverify.unreadable",
+                      file + " is not valid JSON: rerun `kforge reverify " + dir + "` or remove the file");
   auto parsed = parse(doc, file);
   if (!parsed) return parsed.error();
   return std::optional<ReverifyDocument>(std::move(*parsed));

@@ -56,7 +56,7 @@ struct ReverifyEntry {
   std::string detail;  // why it was not judged; an imported solution's claim check's detail
   std::optional<double> claimed_speedup;
   // Set when the stored source was judged afresh:
-  std::optional<eval::Verdict> verdict;  // the fresh judgement; absent when not judged
+  std::optional<eval::Verdict> verdict;           // the fresh judgement; absent when not judged
   std::optional<corpus::EvaluatorRef> evaluator;  // the evaluator that judged it
   std::optional<double> speedup;
   std::optional<SpeedupInterval> interval;
@@ -83,7 +83,7 @@ struct ReverifyEntry {
 };
 
 struct ReverifyDocument {
-  std::string corpus;  // the run folder re-verified
+  std::string corpus;   // the run folder re-verified
   nlohmann::json seed;  // a number; kept as written
   std::string backend;
   int holds = 0, not_holding = 0, claimed_faster = 0, verified_speedups = 0;

@@ -71,16 +71,24 @@ SpeedupJudgement VerifiedSpeedupRule::judge_verdict(const eval::Verdict& verdict
   j.interval = speedup_interval(verdict);
   j.reverify_status = status;
   const bool faster = verdict.speedup && *verdict.speedup > 1.0;
-  if (!verdict.correct() || !faster) j.check = SpeedupCheck::not_faster;
-  else if (verdict.timing_checks().inputs_repeated) j.check = SpeedupCheck::inputs_repeated;
-  else if (!j.interval) j.check = SpeedupCheck::no_spread;
-  else if (!(j.interval->low > 1.0)) j.check = SpeedupCheck::within_spread;
-  else if (status && *status != "holds") j.check = SpeedupCheck::not_held;
+  if (!verdict.correct() || !faster)
+    j.check = SpeedupCheck::not_faster;
+  else if (verdict.timing_checks().inputs_repeated)
+    j.check = SpeedupCheck::inputs_repeated;
+  else if (!j.interval)
+    j.check = SpeedupCheck::no_spread;
+  else if (!(j.interval->low > 1.0))
+    j.check = SpeedupCheck::within_spread;
+  else if (status && *status != "holds")
+    j.check = SpeedupCheck::not_held;
   // A KernelBench solution whose kernels do part of the work (PyTorch the rest), or whose kernels' share of the
   // work only its own process reported.
-  else if (partial_replacement(verdict)) j.check = SpeedupCheck::partial;
-  else if (verdict.attribution() == "in_process") j.check = SpeedupCheck::in_process;
-  else j.check = SpeedupCheck::verified;
+  else if (partial_replacement(verdict))
+    j.check = SpeedupCheck::partial;
+  else if (verdict.attribution() == "in_process")
+    j.check = SpeedupCheck::in_process;
+  else
+    j.check = SpeedupCheck::verified;
   return j;
 }
 

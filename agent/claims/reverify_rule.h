@@ -42,16 +42,16 @@ std::string reverify_status(const eval::Verdict& claimed_verdict, const eval::Ve
 
 // Why a correct kernel's speedup is or is not verified (first failing condition, in this order).
 enum class SpeedupCheck {
-  not_faster,     // no speedup recorded, or speedup <= 1.0
+  not_faster,       // no speedup recorded, or speedup <= 1.0
   inputs_repeated,  // faster, but the timed rounds repeated their inputs (checks.timing.inputs_repeated): a cache
                     // keyed on the inputs could have answered them
-  no_spread,      // faster, but the verdict has no timing spread to compute an interval from
-  within_spread,  // faster, but the interval's lower end is <= 1.0
-  not_held,       // interval above 1.0, but reverify did not find the claim holding
-  partial,        // interval above 1.0, but PyTorch does part of the reference's work beside the solution's kernels
-                  // (partial replacement, which KernelBench allows): the speedup is not its kernels' alone
-  in_process,     // interval above 1.0, but only the solution's own process says its kernels did the work
-  verified,       // interval above 1.0 and (no reverify result, or reverify says "holds")
+  no_spread,        // faster, but the verdict has no timing spread to compute an interval from
+  within_spread,    // faster, but the interval's lower end is <= 1.0
+  not_held,         // interval above 1.0, but reverify did not find the claim holding
+  partial,          // interval above 1.0, but PyTorch does part of the reference's work beside the solution's kernels
+                    // (partial replacement, which KernelBench allows): the speedup is not its kernels' alone
+  in_process,       // interval above 1.0, but only the solution's own process says its kernels did the work
+  verified,         // interval above 1.0 and (no reverify result, or reverify says "holds")
 };
 const char* to_string(SpeedupCheck check);
 

@@ -34,16 +34,15 @@ std::string without_comments(const std::string& text) {
 }  // namespace
 
 const std::vector<std::string>& solution_kinds() {
-  static const std::vector<std::string> k = {"cuda_kernel",   "triton_kernel", "no_own_kernel",
-                                             "cuda_graph",    "torch_compile", "vendor_library"};
+  static const std::vector<std::string> k = {"cuda_kernel", "triton_kernel", "no_own_kernel",
+                                             "cuda_graph",  "torch_compile", "vendor_library"};
   return k;
 }
 
 std::string solution_kind_label(const std::string& kind) {
   static const std::map<std::string, std::string> labels = {
-      {"cuda_kernel", "own CUDA kernel"},   {"triton_kernel", "own Triton kernel"},
-      {"no_own_kernel", "no own kernel"},   {"cuda_graph", "CUDA graphs"},
-      {"torch_compile", "torch.compile"},   {"vendor_library", "vendor library"}};
+      {"cuda_kernel", "own CUDA kernel"}, {"triton_kernel", "own Triton kernel"}, {"no_own_kernel", "no own kernel"},
+      {"cuda_graph", "CUDA graphs"},      {"torch_compile", "torch.compile"},     {"vendor_library", "vendor library"}};
   auto it = labels.find(kind);
   return it == labels.end() ? kind : it->second;
 }
@@ -52,7 +51,8 @@ std::vector<std::string> classify_solution(const std::string& text) {
   const std::string code = without_comments(text);
   static const std::regex cuda(R"(__global__)");
   static const std::regex triton(R"(@\s*triton\s*\.\s*jit|\btriton\s*\.\s*jit\s*\()");
-  static const std::regex graph(R"(torch\.cuda\.CUDAGraph|torch\.cuda\.graph\s*\(|\bcudaGraph\w*|make_graphed_callables)");
+  static const std::regex graph(
+      R"(torch\.cuda\.CUDAGraph|torch\.cuda\.graph\s*\(|\bcudaGraph\w*|make_graphed_callables)");
   static const std::regex compile(R"(\btorch\s*\.\s*compile\b|\btorch\._dynamo\b)");
   static const std::regex vendor(
       R"(\bcublas\w*|\bcudnn(?!\.(benchmark|deterministic|allow_tf32|enabled)\b)\w*|\bcutlass\b|\bcufft\w*|\bcusparse\w*|\bcub::|\bthrust::|\b(at|torch)::(mm|matmul|bmm|addmm|baddbmm|linear|conv\w*|cudnn_\w+|_convolution)\s*\()",

@@ -23,7 +23,8 @@ std::string true_checks(const json& p, const char* key) {
 
 Result<ProblemAudit> ProblemAudit::parse(const json& doc, const std::string& origin) {
   if (!doc.is_object() || !doc.contains("problems") || !doc["problems"].is_array())
-    return make_error("import.audit", origin + " has no \"problems\" list: it is not the JSON of `kforge audit --json`");
+    return make_error("import.audit",
+                      origin + " has no \"problems\" list: it is not the JSON of `kforge audit --json`");
   ProblemAudit a;
   a.origin_ = origin;
   for (const auto& p : doc["problems"]) {
@@ -31,12 +32,14 @@ Result<ProblemAudit> ProblemAudit::parse(const json& doc, const std::string& ori
     if (p.contains("error") && !p["error"].is_null()) continue;  // not audited
     ++a.audited_;
     std::optional<TaskQuality> q;
-    if (auto d = true_checks(p, "degenerate"); !d.empty()) q = TaskQuality{"degenerate", "degenerate for " + d};
-    else if (auto f = true_checks(p, "fooled"); !f.empty()) q = TaskQuality{"fooled", "a wrong trivial output passes " + f};
+    if (auto d = true_checks(p, "degenerate"); !d.empty())
+      q = TaskQuality{"degenerate", "degenerate for " + d};
+    else if (auto f = true_checks(p, "fooled"); !f.empty())
+      q = TaskQuality{"fooled", "a wrong trivial output passes " + f};
     const std::string path = fs::absolute(p["problem"].get<std::string>()).lexically_normal().string();
     a.by_path_[path] = q;
-    const std::string name = p.contains("name") && p["name"].is_string() ? p["name"].get<std::string>()
-                                                                          : fs::path(path).stem().string();
+    const std::string name =
+        p.contains("name") && p["name"].is_string() ? p["name"].get<std::string>() : fs::path(path).stem().string();
     a.by_name_[name] = q;
     ++a.name_count_[name];
   }

@@ -42,25 +42,31 @@ TemplateVars format_vars(const CandidateSpec& spec, const TargetMachine& m, cons
   std::string target, allowed;
   if (spec.cuda_backend) {
     target = m.gpu_name + " (" + m.gpu_arch + ")" + (m.cuda_version.empty() ? "" : ", CUDA " + m.cuda_version);
-    const std::string vendor = allowances.vendor_libs
-                                   ? "cuBLAS, cuDNN and other vendor libraries are allowed"
-                                   : "no cuBLAS, cuDNN, CUTLASS or other vendor libraries";
+    const std::string vendor = allowances.vendor_libs ? "cuBLAS, cuDNN and other vendor libraries are allowed"
+                                                      : "no cuBLAS, cuDNN, CUTLASS or other vendor libraries";
     if (spec.format == CandidateFormat::kernelbench_triton)
-      allowed = "Triton (triton, triton.language) for the kernels; torch only to allocate outputs, make views and "
-                "launch the kernels; " + vendor;
+      allowed =
+          "Triton (triton, triton.language) for the kernels; torch only to allocate outputs, make views and "
+          "launch the kernels; " +
+          vendor;
     else if (kb)
-      allowed = "in your CUDA and C++ sources the CUDA runtime, device intrinsics, the C++ standard library and "
-                "torch's C++ tensor API (to allocate outputs and read shapes); " + vendor;
+      allowed =
+          "in your CUDA and C++ sources the CUDA runtime, device intrinsics, the C++ standard library and "
+          "torch's C++ tensor API (to allocate outputs and read shapes); " +
+          vendor;
     else if (allowances.vendor_libs)
       allowed = "the CUDA runtime and toolkit libraries (cuBLAS, cuDNN and others are allowed)";
     else
-      allowed = "the CUDA runtime, device intrinsics and the C++ standard library only; no cuBLAS, cuDNN, CUTLASS or "
-                "other vendor libraries";
+      allowed =
+          "the CUDA runtime, device intrinsics and the C++ standard library only; no cuBLAS, cuDNN, CUTLASS or "
+          "other vendor libraries";
   } else if (kb) {
-    target = "the host CPU (host backend: every tensor is a CPU tensor; the extension is built without CUDA, so use "
-             "cpp_sources only)";
-    allowed = "in cpp_sources the C++17 standard library and torch's C++ tensor API (to allocate outputs and read "
-              "shapes); the arithmetic in your own loops";
+    target =
+        "the host CPU (host backend: every tensor is a CPU tensor; the extension is built without CUDA, so use "
+        "cpp_sources only)";
+    allowed =
+        "in cpp_sources the C++17 standard library and torch's C++ tensor API (to allocate outputs and read "
+        "shapes); the arithmetic in your own loops";
   } else {
     target = "the host CPU (host backend: tensor data pointers are host memory, stream is NULL; plain C++17)";
     allowed = "the C++17 standard library only";

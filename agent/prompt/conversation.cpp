@@ -3,7 +3,7 @@
 namespace kf::agent {
 
 std::vector<providers::ChatMessage> build_messages(const std::string& system, const std::string& first_turn,
-                                        const std::vector<Attempt>& attempts, int keep_last) {
+                                                   const std::vector<Attempt>& attempts, int keep_last) {
   std::vector<providers::ChatMessage> messages;
   if (!system.empty()) messages.push_back({"system", system});
   messages.push_back({"user", first_turn});

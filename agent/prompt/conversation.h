@@ -16,6 +16,6 @@ struct Attempt {
 // [system, first_turn] followed by assistant/user pairs of the last `keep_last` attempts
 // (0 = all of them).
 std::vector<providers::ChatMessage> build_messages(const std::string& system, const std::string& first_turn,
-                                        const std::vector<Attempt>& attempts, int keep_last);
+                                                   const std::vector<Attempt>& attempts, int keep_last);
 
 }  // namespace kf::agent

@@ -126,10 +126,9 @@ Extraction extract_source(const std::string& answer) {
     }
   }
   ex.failure = "no_kf_forward";
-  ex.message = candidates.size() == 1
-                   ? "Your code block does not define kf_forward, so it cannot be called."
-                   : "None of your " + std::to_string(candidates.size()) +
-                         " code blocks defines kf_forward, so none of them can be called.";
+  ex.message = candidates.size() == 1 ? "Your code block does not define kf_forward, so it cannot be called."
+                                      : "None of your " + std::to_string(candidates.size()) +
+                                            " code blocks defines kf_forward, so none of them can be called.";
   return ex;
 }
 
@@ -151,8 +150,10 @@ Extraction extract_model_new(const std::string& answer) {
   std::vector<CodeBlock> candidates;
   std::vector<std::string> ignored;  // labels of blocks that are not Python
   for (auto& b : fenced_blocks(answer)) {
-    if (is_python_label(b.label)) candidates.push_back(std::move(b));
-    else if (std::find(ignored.begin(), ignored.end(), b.label) == ignored.end()) ignored.push_back(b.label);
+    if (is_python_label(b.label))
+      candidates.push_back(std::move(b));
+    else if (std::find(ignored.begin(), ignored.end(), b.label) == ignored.end())
+      ignored.push_back(b.label);
   }
   ex.blocks_seen = static_cast<int>(candidates.size());
   if (candidates.empty()) {

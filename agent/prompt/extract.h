@@ -10,7 +10,7 @@
 namespace kf::agent {
 
 struct CodeBlock {
-  std::string label;   // the fence's info string, first word, lower-cased ("" when unlabelled)
+  std::string label;  // the fence's info string, first word, lower-cased ("" when unlabelled)
   std::string code;
   bool terminated = true;  // false when the answer ended inside the block (truncated reply)
 };

@@ -57,8 +57,7 @@ TemplateVars correct_feedback_vars(const eval::Verdict& y) {
     speedups += std::string(speedups.empty() ? "" : "; ") + format_fixed(*it->second.speedup, 3) + "x over " +
                 baseline_in_prose(name) + " (" + format_fixed(*it->second.time_ms, 4) + " ms)";
   }
-  if (speedups.empty() && y.speedup)
-    speedups = format_fixed(*y.speedup, 3) + "x over " + baseline_in_prose(y.baseline);
+  if (speedups.empty() && y.speedup) speedups = format_fixed(*y.speedup, 3) + "x over " + baseline_in_prose(y.baseline);
   vars["speedups"] = speedups.empty() ? "unknown (no baseline was timed)" : speedups;
   std::string roofline;
   if (y.peak) {
@@ -68,8 +67,9 @@ TemplateVars correct_feedback_vars(const eval::Verdict& y) {
       if (it != y.baselines.end() && it->second.peak)
         roofline += std::string("; ") + baseline_in_prose(name) + " reaches " + percent(it->second.peak->fraction);
     }
-    roofline += " (the bound: the minimum bytes moved at the device's memory bandwidth, or the counted FLOPs at "
-                "its compute peak, whichever takes longer).";
+    roofline +=
+        " (the bound: the minimum bytes moved at the device's memory bandwidth, or the counted FLOPs at "
+        "its compute peak, whichever takes longer).";
   }
   vars["roofline"] = roofline.empty() ? "Its fraction of the hardware's peak is unknown." : roofline;
   vars["peak_fraction"] = y.peak ? percent(y.peak->fraction) : "unknown";
@@ -109,8 +109,10 @@ Result<std::string> render_feedback(const PromptTemplates& t, const eval::Verdic
       const bool specific = std::any_of(verdict.reasons.begin(), verdict.reasons.end(),
                                         [](const eval::Reason& r) { return r.code != "compile_error"; });
       std::string out = verdict.compiler_output;
-      if (out.empty()) out = reasons;
-      else if (specific) out = reasons + "\n" + out;
+      if (out.empty())
+        out = reasons;
+      else if (specific)
+        out = reasons + "\n" + out;
       return t.render("compile_error", {{"compiler_errors", first_lines(out, 40)}});
     }
     case VerdictKind::incorrect: {

@@ -39,9 +39,8 @@ Result<std::string> render_template(const std::string& text, const TemplateVars&
 }
 
 const std::vector<std::string>& template_names() {
-  static const std::vector<std::string> names = {
-      "system",        "first_turn", "compile_error", "incorrect", "runtime_error",
-      "timeout",       "rejected",   "correct",       "no_code"};
+  static const std::vector<std::string> names = {"system",  "first_turn", "compile_error", "incorrect", "runtime_error",
+                                                 "timeout", "rejected",   "correct",       "no_code"};
   return names;
 }
 
@@ -83,8 +82,7 @@ Result<PromptTemplates> PromptTemplates::load(const nlohmann::json& overrides, c
       if (p.is_relative()) p = std::filesystem::path(base_dir) / p;
       auto text = read_file(p.string());
       if (!text)
-        return make_error("prompt.override_missing",
-                          "prompt_overrides." + name + ": cannot read '" + p.string() + "'");
+        return make_error("prompt.override_missing", "prompt_overrides." + name + ": cannot read '" + p.string() + "'");
       t.texts_[name] = std::move(*text);
     }
   }

@@ -26,7 +26,8 @@ void SearchCourse::add(const corpus::RecordSummary& r) {
   total.evaluations++;
   if (!r.correct) return;
   const bool first_correct = !total.correct;
-  const bool faster = r.speedup && std::isfinite(*r.speedup) && (!total.best_speedup || *r.speedup > *total.best_speedup);
+  const bool faster =
+      r.speedup && std::isfinite(*r.speedup) && (!total.best_speedup || *r.speedup > *total.best_speedup);
   total.correct = true;
   if (faster) total.best_speedup = r.speedup;
   if (first_correct || faster) improvements.push_back(total);

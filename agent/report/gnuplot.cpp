@@ -6,8 +6,8 @@
 #include <filesystem>
 #include <sstream>
 
-#include "core/files.h"
 #include "core/child_process.h"
+#include "core/files.h"
 
 namespace kf::agent {
 namespace fs = std::filesystem;
@@ -83,8 +83,8 @@ Result<std::string> render_svg(const std::string& gnuplot, const Plot& plot, dou
     return make_error("report.gnuplot", what + " failed (exit " + std::to_string(job->exit_code) + "): " + job->output);
   auto svg = read_file(svg_file);
   if (!svg || svg->find("<svg") == std::string::npos)
-    return make_error("report.gnuplot", what + " wrote no SVG: does this gnuplot have the svg terminal? " +
-                                            job->output);
+    return make_error("report.gnuplot",
+                      what + " wrote no SVG: does this gnuplot have the svg terminal? " + job->output);
   return *svg;
 }
 

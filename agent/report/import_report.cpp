@@ -40,8 +40,10 @@ std::string kforge_text(const ImportedSolution& s) {
 
 std::string reason_text(const ImportedSolution& s) {
   std::string t;
-  if (!s.hack_class.empty()) t = s.hack_class + (s.reason.empty() ? "" : " (" + s.reason + ")");
-  else if (!s.reason.empty()) t = s.reason;
+  if (!s.hack_class.empty())
+    t = s.hack_class + (s.reason.empty() ? "" : " (" + s.reason + ")");
+  else if (!s.reason.empty())
+    t = s.reason;
   if (!s.detail.empty()) {
     std::string d = s.detail.size() > 120 ? s.detail.substr(0, 120) + "..." : s.detail;
     std::replace(d.begin(), d.end(), '\n', ' ');
@@ -99,8 +101,17 @@ std::string md_cell(std::string t) {
 ReportTable baseline_table(const ImportReport& r) {
   ReportTable t;
   t.heading = "Imported claims by baseline kind and hardware";
-  t.header = {"baseline", "hardware (as stated)", "runs", "claimed speedups", "claimed faster (> 1.0)",
-              "median (range)", "re-verified", "holds", "hardware_differs", "reference_differs", "on degenerate problems"};
+  t.header = {"baseline",
+              "hardware (as stated)",
+              "runs",
+              "claimed speedups",
+              "claimed faster (> 1.0)",
+              "median (range)",
+              "re-verified",
+              "holds",
+              "hardware_differs",
+              "reference_differs",
+              "on degenerate problems"};
   struct Row {
     std::set<std::string> runs;
     std::vector<double> speedups;
@@ -150,8 +161,9 @@ ReportTable kinds_table(const ImportReport& r, bool folders) {
   for (const auto& s : r.runs) {
     std::vector<std::string> row;
     if (folders) row.push_back(s.folder);
-    for (const std::string& c : {s.run, s.format.empty() ? "kernelbench-run" : s.format, s.model.empty() ? "-" : s.model,
-                                 s.hardware.empty() ? "-" : s.hardware, std::to_string(s.solutions)})
+    for (const std::string& c :
+         {s.run, s.format.empty() ? "kernelbench-run" : s.format, s.model.empty() ? "-" : s.model,
+          s.hardware.empty() ? "-" : s.hardware, std::to_string(s.solutions)})
       row.push_back(c);
     for (const auto& k : solution_kinds()) {
       auto it = s.kinds.find(k);
@@ -165,8 +177,14 @@ ReportTable kinds_table(const ImportReport& r, bool folders) {
 ReportTable drift_table(const ImportReport& r) {
   ReportTable t;
   t.heading = "Reference drift: claims made against a reference other than the dataset's problem";
-  t.header = {"level", "problem", "changed", "runs", "claimed speedups (eager)", "against the dataset's problem",
-              "against its own reference", "what differs (claimed reference -> dataset)"};
+  t.header = {"level",
+              "problem",
+              "changed",
+              "runs",
+              "claimed speedups (eager)",
+              "against the dataset's problem",
+              "against its own reference",
+              "what differs (claimed reference -> dataset)"};
   struct Row {
     std::set<std::string> runs;
     std::vector<double> speedups;
@@ -194,8 +212,7 @@ ReportTable drift_table(const ImportReport& r) {
     std::string runs;
     for (const auto& n : row.runs) runs += (runs.empty() ? "" : ", ") + n;
     t.rows.push_back({std::to_string(std::get<0>(key)), std::get<2>(key), row.changes.empty() ? "-" : row.changes, runs,
-                      speedup_range(row.speedups), counts(row.now),
-                      counts(row.then), md_cell(row.summary)});
+                      speedup_range(row.speedups), counts(row.now), counts(row.then), md_cell(row.summary)});
   }
   return t;
 }
@@ -292,10 +309,11 @@ ImportReport summarize_imports(const corpus::Corpus& corpus, const std::optional
     run.levels.assign(levels[name].begin(), levels[name].end());
     out.runs.push_back(std::move(run));
   }
-  std::stable_sort(out.solutions.begin(), out.solutions.end(), [](const ImportedSolution& a, const ImportedSolution& b) {
-    return std::tie(a.run, a.level, a.problem_number, a.sample, a.version) <
-           std::tie(b.run, b.level, b.problem_number, b.sample, b.version);
-  });
+  std::stable_sort(out.solutions.begin(), out.solutions.end(),
+                   [](const ImportedSolution& a, const ImportedSolution& b) {
+                     return std::tie(a.run, a.level, a.problem_number, a.sample, a.version) <
+                            std::tie(b.run, b.level, b.problem_number, b.sample, b.version);
+                   });
   if (reverify && !out.solutions.empty()) out.reverify_files.push_back(reverify->origin());
   return out;
 }
@@ -317,10 +335,9 @@ std::vector<ReportTable> import_tables(const ImportReport& r) {
           std::to_string(s.claimed_correct), std::to_string(s.claimed_faster), std::to_string(s.rejudged),
           std::to_string(s.count("holds")) +
               (s.holds_partial ? " (" + std::to_string(s.holds_partial) + " partial replacement)" : ""),
-          std::to_string(s.count("not_reproduced")),
-          std::to_string(s.count("now_correct")), std::to_string(s.count("now_incorrect")),
-          by_class_text(s.count("rejected"), s.rejected_by_class), std::to_string(s.count("fails")),
-          std::to_string(s.not_judged())})
+          std::to_string(s.count("not_reproduced")), std::to_string(s.count("now_correct")),
+          std::to_string(s.count("now_incorrect")), by_class_text(s.count("rejected"), s.rejected_by_class),
+          std::to_string(s.count("fails")), std::to_string(s.not_judged())})
       row.push_back(cell);
     runs.rows.push_back(std::move(row));
   }
@@ -445,8 +462,8 @@ std::string import_csv(const ImportReport& r) {
   return o.str();
 }
 
-std::string format_with_imports(const std::vector<ConfigSummary>& ss, const ImportReport& imports,
-                                ReportFormat format, const std::string& title) {
+std::string format_with_imports(const std::vector<ConfigSummary>& ss, const ImportReport& imports, ReportFormat format,
+                                const std::string& title) {
   const bool campaign = !ss.empty() || imports.empty();
   if (imports.empty()) return format_report(ss, format, title);
   switch (format) {

@@ -9,8 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "agent/report/report.h"
 #include "agent/claims/reverify_rule.h"
+#include "agent/report/report.h"
 #include "corpus/reader.h"
 
 namespace kf::agent {
@@ -24,15 +24,15 @@ struct ImportedSolution {
   int sample = 0;
   int version = 1;  // the record's turn: 2, 3, ... when the solution's file changed between imports
   corpus::Claim claim;
-  bool rejudged = false;    // a reverify result covers it
-  std::string status;       // its status there (agent/claims/claim_check.h, or problem_changed / source_missing)
-  std::string verdict;      // kforge's verdict there
+  bool rejudged = false;  // a reverify result covers it
+  std::string status;     // its status there (agent/claims/claim_check.h, or problem_changed / source_missing)
+  std::string verdict;    // kforge's verdict there
   std::optional<double> speedup;
   std::optional<SpeedupInterval> interval;
   std::string reason, hack_class, detail;
-  std::string format;                 // the release format it was imported from
-  std::vector<std::string> kinds;     // what it is (agent/claims/solution_kinds.h)
-  bool hardware_differs = false;      // reverify ran on another GPU model than the claim names
+  std::string format;                    // the release format it was imported from
+  std::vector<std::string> kinds;        // what it is (agent/claims/solution_kinds.h)
+  bool hardware_differs = false;         // reverify ran on another GPU model than the claim names
   std::string claimed_reference_status;  // reverify's status against the claim's own reference ("" none)
   bool partial = false;  // reverify's verdict: its kernels replace part of the reference's work (partial_replacement)
 };

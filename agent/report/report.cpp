@@ -291,8 +291,8 @@ std::vector<ConfigSummary> summarize(const corpus::Corpus& corpus, const Verifie
 Result<FolderReport> summarize_folder(const std::string& dir, const VerifiedSpeedupRule& rule) {
   ReportAggregator aggregator;
   std::vector<corpus::Record> imported;  // few, and summarize_imports reads them whole
-  auto streamed = corpus::stream(
-      dir, [&](const corpus::RecordSummary& s, std::string_view line, const corpus::RecordPlace& place) {
+  auto streamed =
+      corpus::stream(dir, [&](const corpus::RecordSummary& s, std::string_view line, const corpus::RecordPlace& place) {
         if (s.kind != corpus::Kind::imported) {
           aggregator.add(s, place);
         } else if (auto r = corpus::parse_record_line(line)) {  // the stream parsed it already: it is valid
@@ -341,8 +341,10 @@ nlohmann::json ConfigSummary::to_json() const {
   for (const auto& [bname, d] : baseline_peak_fraction) j["baseline_peak_fraction"][bname] = d.to_json();
   nlohmann::json cats = nlohmann::json::object();
   for (const auto& [name, c] : categories)
-    cats[name] = {{"units", c.units},       {"correct", c.correct},
-                  {"faster", c.faster},     {"verified", c.verified},
+    cats[name] = {{"units", c.units},
+                  {"correct", c.correct},
+                  {"faster", c.faster},
+                  {"verified", c.verified},
                   {"median_speedup", opt_json(c.median_speedup)}};
   j["categories"] = cats;
   j["evaluations"] = evaluations;

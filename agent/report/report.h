@@ -66,18 +66,18 @@ struct ConfigSummary {
   std::string provider;
   std::string model;
   std::string candidate_format;  // the configuration's (corpus records without one: kf_forward)
-  int problems_attempted = 0;  // distinct problems with at least one evaluation
+  int problems_attempted = 0;    // distinct problems with at least one evaluation
   int units = 0;
-  int units_compiled = 0;      // at least one reply compiled (any verdict past compilation)
+  int units_compiled = 0;  // at least one reply compiled (any verdict past compilation)
   int units_correct = 0;
-  int units_no_reply = 0;      // only provider failures, never a reply
-  std::map<std::string, int> fast_count;      // "0", "1.0", "1.5", "2.0" -> units
-  int faster_unverified = 0;                  // best speedup > 1 (= fast_count["1.0"]), verified or not
-  int verified_speedups = 0;                  // best speedup verified by the rule (agent/claims/reverify_rule.h)
-  std::map<std::string, int> unverified;      // faster but not verified, by SpeedupCheck name
-  std::string reverify_file;                  // the reverify results applied ("" = none found)
-  int reverify_covered = 0;                   // faster units whose best kernel reverify re-judged
-  std::optional<double> median_speedup;       // over units' best correct kernels
+  int units_no_reply = 0;                 // only provider failures, never a reply
+  std::map<std::string, int> fast_count;  // "0", "1.0", "1.5", "2.0" -> units
+  int faster_unverified = 0;              // best speedup > 1 (= fast_count["1.0"]), verified or not
+  int verified_speedups = 0;              // best speedup verified by the rule (agent/claims/reverify_rule.h)
+  std::map<std::string, int> unverified;  // faster but not verified, by SpeedupCheck name
+  std::string reverify_file;              // the reverify results applied ("" = none found)
+  int reverify_covered = 0;               // faster units whose best kernel reverify re-judged
+  std::optional<double> median_speedup;   // over units' best correct kernels
   std::optional<double> geomean_speedup;
   std::optional<double> median_speedup_of_wins;  // over units faster than the baseline
   std::map<std::string, CategorySummary> categories;
@@ -87,7 +87,7 @@ struct ConfigSummary {
   Distribution peak_fraction;
   std::map<std::string, Distribution> baseline_peak_fraction;
   int evaluations = 0;
-  int64_t tokens = 0;          // input + output + reasoning, provider failures included
+  int64_t tokens = 0;  // input + output + reasoning, provider failures included
   double cost_usd = 0;
   std::optional<double> tokens_per_problem, cost_per_problem, tokens_per_correct, cost_per_correct;
   std::map<std::string, int> kernel_failures;    // verdict -> count (no_code, compile_error, incorrect, ...)
@@ -99,7 +99,7 @@ struct ConfigSummary {
   std::string strategy = "refine";
   std::vector<SearchCourse> searches;
   std::vector<ProblemBest> best_per_problem;  // problems with a correct kernel, by problem
-  std::vector<int> correct_by_turn;   // [t-1]: units with a correct kernel at turn t or earlier
+  std::vector<int> correct_by_turn;           // [t-1]: units with a correct kernel at turn t or earlier
 
   double pct(int n) const { return units == 0 ? 0.0 : 100.0 * n / units; }
   int kernel_failures_total() const;
@@ -143,9 +143,9 @@ class ReportAggregator {
     std::optional<corpus::RecordPlace> best;
   };
   struct Config {
-    ConfigSummary summary;                                 // the running totals (names, tokens, cost, failures)
-    std::map<std::pair<std::string, int>, Unit> units;     // (problem, sample) -> unit
-    std::map<std::string, SearchCourse> searches;          // problem -> its search's course
+    ConfigSummary summary;                                // the running totals (names, tokens, cost, failures)
+    std::map<std::pair<std::string, int>, Unit> units;    // (problem, sample) -> unit
+    std::map<std::string, SearchCourse> searches;         // problem -> its search's course
     std::optional<corpus::RecordPlace> first_evaluation;  // its lineage names the configuration's strategy
   };
   std::map<std::string, Config> configs_;

@@ -66,13 +66,13 @@ std::string unverified_text(const ConfigSummary& s) {
   std::string parts;
   for (const auto& [why, n] : s.unverified)
     parts += (parts.empty() ? "" : ", ") + std::to_string(n) + " " +
-             (why == "within_spread" ? "within the spread"
-              : why == "no_spread"   ? "without a timing spread"
-              : why == "not_held"    ? "not held under reverify"
-              : why == "inputs_repeated" ? "timed on repeated inputs"
+             (why == "within_spread"            ? "within the spread"
+              : why == "no_spread"              ? "without a timing spread"
+              : why == "not_held"               ? "not held under reverify"
+              : why == "inputs_repeated"        ? "timed on repeated inputs"
               : why == "in_process_attribution" ? "kernels' work reported only from inside the solution's process"
-              : why == "partial_replacement" ? "partial replacement: PyTorch does part of the reference's work"
-                                     : why);
+              : why == "partial_replacement"    ? "partial replacement: PyTorch does part of the reference's work"
+                                                : why);
   return parts.empty() ? out : out + " (not verified: " + parts + ")";
 }
 
@@ -90,11 +90,11 @@ std::string markdown(const std::vector<ConfigSummary>& ss, const std::string& ti
   return o.str();
 }
 
-
 std::string csv(const std::vector<ConfigSummary>& ss) {
   std::ostringstream o;
   o << "run,config,provider,model,candidate_format,problems_attempted,units,compiled,compiled_pct,correct,"
-       "correct_pct,fast_0,fast_1.0,fast_1.5,fast_2.0,verified_speedups,faster_than_baseline_unverified,median_speedup,geomean_speedup,"
+       "correct_pct,fast_0,fast_1.0,fast_1.5,fast_2.0,verified_speedups,faster_than_baseline_unverified,median_speedup,"
+       "geomean_speedup,"
        "median_speedup_of_wins,evaluations,tokens,cost_usd,tokens_per_problem,cost_per_problem,tokens_per_correct,"
        "cost_per_correct,kernel_failures,provider_failures,harness_failures,unverified_no_spread,"
        "unverified_within_spread,unverified_not_held,unverified_inputs_repeated,reverify_file";
@@ -106,14 +106,15 @@ std::string csv(const std::vector<ConfigSummary>& ss) {
     auto frac = [&](int n) { return format_fixed(s.units ? static_cast<double>(n) / s.units : 0.0, 4); };
     o << csv_field(s.run) << "," << csv_field(s.config) << "," << csv_field(s.provider) << "," << csv_field(s.model)
       << "," << csv_field(s.candidate_format) << "," << s.problems_attempted << "," << s.units << ","
-      << s.units_compiled << "," << format_fixed(s.pct(s.units_compiled), 2)
-      << "," << s.units_correct << "," << format_fixed(s.pct(s.units_correct), 2) << "," << frac(s.fast_count.at("0")) << ","
+      << s.units_compiled << "," << format_fixed(s.pct(s.units_compiled), 2) << "," << s.units_correct << ","
+      << format_fixed(s.pct(s.units_correct), 2) << "," << frac(s.fast_count.at("0")) << ","
       << frac(s.fast_count.at("1.0")) << "," << frac(s.fast_count.at("1.5")) << "," << frac(s.fast_count.at("2.0"))
       << "," << s.verified_speedups << "," << s.faster_unverified << "," << fmt_opt(s.median_speedup, 4) << ","
-      << fmt_opt(s.geomean_speedup, 4) << "," << fmt_opt(s.median_speedup_of_wins, 4) << "," << s.evaluations << "," << s.tokens << ","
-      << format_fixed(s.cost_usd, 6) << "," << fmt_opt(s.tokens_per_problem, 1) << "," << fmt_opt(s.cost_per_problem, 6) << ","
-      << fmt_opt(s.tokens_per_correct, 1) << "," << fmt_opt(s.cost_per_correct, 6) << "," << s.kernel_failures_total()
-      << "," << s.provider_failures_total() << "," << s.harness_failures;
+      << fmt_opt(s.geomean_speedup, 4) << "," << fmt_opt(s.median_speedup_of_wins, 4) << "," << s.evaluations << ","
+      << s.tokens << "," << format_fixed(s.cost_usd, 6) << "," << fmt_opt(s.tokens_per_problem, 1) << ","
+      << fmt_opt(s.cost_per_problem, 6) << "," << fmt_opt(s.tokens_per_correct, 1) << ","
+      << fmt_opt(s.cost_per_correct, 6) << "," << s.kernel_failures_total() << "," << s.provider_failures_total() << ","
+      << s.harness_failures;
     for (const char* why : {"no_spread", "within_spread", "not_held", "inputs_repeated"}) {
       auto it = s.unverified.find(why);
       o << "," << (it == s.unverified.end() ? 0 : it->second);
@@ -176,25 +177,28 @@ std::vector<ReportTable> report_tables(const std::vector<ConfigSummary>& ss) {
       {"fast_1.0", [](const ConfigSummary& s) { return count_pct(s, s.fast_count.at("1.0")); }},
       {"fast_1.5", [](const ConfigSummary& s) { return count_pct(s, s.fast_count.at("1.5")); }},
       {"fast_2.0", [](const ConfigSummary& s) { return count_pct(s, s.fast_count.at("2.0")); }},
-      {"verified speedups", [](const ConfigSummary& s) {
-         return std::to_string(s.verified_speedups) + " of " + std::to_string(s.units);
-       }},
+      {"verified speedups",
+       [](const ConfigSummary& s) { return std::to_string(s.verified_speedups) + " of " + std::to_string(s.units); }},
       {"faster than baseline (unverified)", unverified_text},
       {"median speedup (correct)", [](const ConfigSummary& s) { return fmt_opt(s.median_speedup, 3, "x"); }},
       {"geomean speedup (correct)", [](const ConfigSummary& s) { return fmt_opt(s.geomean_speedup, 3, "x"); }},
-      {"median speedup (faster units)", [](const ConfigSummary& s) { return fmt_opt(s.median_speedup_of_wins, 3, "x"); }},
+      {"median speedup (faster units)",
+       [](const ConfigSummary& s) { return fmt_opt(s.median_speedup_of_wins, 3, "x"); }},
       {"median speedup over eager", [](const ConfigSummary& s) { return speedup_over_text(s, "eager"); }},
       {"median speedup over torch.compile", [](const ConfigSummary& s) { return speedup_over_text(s, "compile"); }},
-      {"fraction of peak: kernels, median [p25-p75]", [](const ConfigSummary& s) { return peak_text(s.peak_fraction); }},
+      {"fraction of peak: kernels, median [p25-p75]",
+       [](const ConfigSummary& s) { return peak_text(s.peak_fraction); }},
       {"fraction of peak: eager", [](const ConfigSummary& s) { return baseline_peak_text(s, "eager"); }},
       {"fraction of peak: torch.compile", [](const ConfigSummary& s) { return baseline_peak_text(s, "compile"); }},
       {"evaluations", [](const ConfigSummary& s) { return std::to_string(s.evaluations); }},
       {"tokens", [](const ConfigSummary& s) { return std::to_string(s.tokens); }},
       {"cost", [](const ConfigSummary& s) { return "$" + format_fixed(s.cost_usd, 4); }},
       {"tokens / problem", [](const ConfigSummary& s) { return fmt_opt(s.tokens_per_problem, 0); }},
-      {"cost / problem", [](const ConfigSummary& s) { return s.cost_per_problem ? "$" + format_fixed(*s.cost_per_problem, 4) : "-"; }},
+      {"cost / problem",
+       [](const ConfigSummary& s) { return s.cost_per_problem ? "$" + format_fixed(*s.cost_per_problem, 4) : "-"; }},
       {"tokens / correct kernel", [](const ConfigSummary& s) { return fmt_opt(s.tokens_per_correct, 0); }},
-      {"cost / correct kernel", [](const ConfigSummary& s) { return s.cost_per_correct ? "$" + format_fixed(*s.cost_per_correct, 4) : "-"; }},
+      {"cost / correct kernel",
+       [](const ConfigSummary& s) { return s.cost_per_correct ? "$" + format_fixed(*s.cost_per_correct, 4) : "-"; }},
       {"kernel failures", [](const ConfigSummary& s) { return failures_text(s.kernel_failures); }},
       {"provider failures", [](const ConfigSummary& s) { return failures_text(s.provider_failures); }},
       {"harness failures", [](const ConfigSummary& s) { return std::to_string(s.harness_failures); }},
@@ -247,10 +251,11 @@ std::string record_ids(const std::vector<corpus::RecordId>& ids) {
 
 std::optional<ReportTable> lineage_table(const std::vector<ConfigSummary>& ss) {
   ReportTable t;
-  t.heading = "Lineage of each problem's best kernel (sample s, turn t; parents: the kernels its prompt asked to "
-              "improve)";
-  t.header = {"configuration", "problem", "best speedup", "kernel", "strategy", "round", "island", "parents",
-              "inspirations"};
+  t.heading =
+      "Lineage of each problem's best kernel (sample s, turn t; parents: the kernels its prompt asked to "
+      "improve)";
+  t.header = {"configuration", "problem", "best speedup", "kernel",      "strategy",
+              "round",         "island",  "parents",      "inspirations"};
   for (const auto& s : ss)
     for (const auto& b : s.best_per_problem) {
       std::vector<std::string> row = {column_name(s), b.problem, fmt_opt(b.speedup, 3, "x"),
@@ -264,10 +269,10 @@ std::optional<ReportTable> lineage_table(const std::vector<ConfigSummary>& ss) {
         row.push_back(l.inspirations.empty() ? "-" : record_ids(l.inspirations));
       } else {
         // refine: one conversation, each turn refines the one before it.
-        row.insert(row.end(), {"refine", "-", "-",
-                               b.turn > 1 ? "s" + std::to_string(b.sample) + " t" + std::to_string(b.turn - 1)
-                                          : "- (first turn)",
-                               "-"});
+        row.insert(
+            row.end(),
+            {"refine", "-", "-",
+             b.turn > 1 ? "s" + std::to_string(b.sample) + " t" + std::to_string(b.turn - 1) : "- (first turn)", "-"});
       }
       t.rows.push_back(std::move(row));
     }
@@ -351,13 +356,16 @@ std::vector<std::string> report_notes(const std::vector<ConfigSummary>& ss) {
   std::set<std::string> files;
   bool any_without = false;
   for (const auto& s : ss) {
-    if (s.reverify_file.empty()) any_without = true;
-    else files.insert(s.reverify_file);
+    if (s.reverify_file.empty())
+      any_without = true;
+    else
+      files.insert(s.reverify_file);
   }
   for (const auto& f : files) notes.push_back("Reverify results applied: " + f + ".");
   if (any_without)
-    notes.push_back(files.empty() ? "No reverify results found (run `kforge reverify DIR` to add them)."
-                                  : "Some runs have no reverify results: their speedups are judged by the interval only.");
+    notes.push_back(files.empty()
+                        ? "No reverify results found (run `kforge reverify DIR` to add them)."
+                        : "Some runs have no reverify results: their speedups are judged by the interval only.");
   return notes;
 }
 

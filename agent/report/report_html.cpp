@@ -93,8 +93,9 @@ std::string embeddable_svg(const std::string& svg, const std::string& prefix, co
     const std::string id = "gnuplot_plot_" + std::to_string(k + 1);
     const std::string from = "<g id=\"" + id + "\" ><title>" + id + "</title>";
     if (size_t at = s.find(from); at != std::string::npos)
-      s.replace(at, from.size(), "<g id=\"" + id + "\" class=\"series\" data-series=\"" + html_escape(series[k]) +
-                                     "\"><title>" + html_escape(series[k]) + "</title>");
+      s.replace(at, from.size(),
+                "<g id=\"" + id + "\" class=\"series\" data-series=\"" + html_escape(series[k]) + "\"><title>" +
+                    html_escape(series[k]) + "</title>");
   }
   // Every id="X" / id='X', and every reference #X followed by a quote or ')', gets the prefix.
   std::set<std::string> ids;
@@ -135,13 +136,14 @@ std::string format_html(const std::vector<ConfigSummary>& ss, const std::vector<
       << (imports.runs.size() == 1 ? " run" : " runs");
   o << "</p>\n";
   auto import_section = [&] {
-    for (const auto& t : import_tables(imports))
-      o << "<h2>" << html_escape(t.heading) << "</h2>\n" << html_table(t);
+    for (const auto& t : import_tables(imports)) o << "<h2>" << html_escape(t.heading) << "</h2>\n" << html_table(t);
     for (const auto& note : import_notes(imports)) o << "<p>" << prose(note) << "</p>\n";
   };
   if (ss.empty()) {
-    if (imports.empty()) o << "<p>No evaluations recorded yet.</p>\n";
-    else import_section();
+    if (imports.empty())
+      o << "<p>No evaluations recorded yet.</p>\n";
+    else
+      import_section();
     o << "</body>\n</html>\n";
     return o.str();
   }
@@ -165,8 +167,8 @@ std::string format_html(const std::vector<ConfigSummary>& ss, const std::vector<
   o << "<h2 id=\"figures\">Figures</h2>\n";
   for (const auto& p : plots) {
     const std::string id = html_escape(p.plot.id);
-    o << "<figure class=\"plot\" id=\"fig-" << id << "\" data-plot=\"" << id << "\">\n<h3>"
-      << html_escape(p.plot.title) << "</h3>\n";
+    o << "<figure class=\"plot\" id=\"fig-" << id << "\" data-plot=\"" << id << "\">\n<h3>" << html_escape(p.plot.title)
+      << "</h3>\n";
     if (p.svg.empty())
       o << "<div class=\"nodata\">No data: " << html_escape(p.plot.no_data) << ".</div>\n";
     else

@@ -125,8 +125,9 @@ Plot headline(const std::vector<ConfigSummary>& ss) {
   b.set("set yrange [0:105]\nset ylabel 'share of units (%)'");
   b.set("set xrange [0.4:" + num(static_cast<double>(cs.size()) + 0.6) + "]");
   config_xaxis(b, cs);
-  const std::vector<std::pair<std::string, const char*>> kinds = {
-      {"correct (fast_0)", "#999999"}, {"faster than baseline (unverified)", "#e69f00"}, {"verified speedups", "#009e73"}};
+  const std::vector<std::pair<std::string, const char*>> kinds = {{"correct (fast_0)", "#999999"},
+                                                                  {"faster than baseline (unverified)", "#e69f00"},
+                                                                  {"verified speedups", "#009e73"}};
   const double w = 0.25;
   for (size_t k = 0; k < kinds.size(); ++k) {
     Datablock d{"$headline" + std::to_string(k), {}};
@@ -205,7 +206,8 @@ Plot speedups_by_config(const std::vector<ConfigSummary>& ss) {
       const auto& j = o.judgement;
       const double x = static_cast<double>(c + 1) + (k % 9 - (columns - 1) / 2.0) * 0.06;
       ++k;
-      const double lo = j.interval ? j.interval->low : *o.best_speedup, hi = j.interval ? j.interval->high : *o.best_speedup;
+      const double lo = j.interval ? j.interval->low : *o.best_speedup,
+                   hi = j.interval ? j.interval->high : *o.best_speedup;
       auto& g = j.verified() ? groups[0] : j.faster() ? groups[1] : groups[2];
       g.d.rows.push_back({x, *o.best_speedup, lo, hi});
     }
@@ -230,7 +232,8 @@ Plot speedups_by_category(const std::vector<ConfigSummary>& ss) {
   b.set("set logscale y\nset ylabel 'speedup (log scale)'");
   b.set("set xrange [0.4:" + num(static_cast<double>(cats.size()) + 0.6) + "]");
   std::string tics = "set xtics (";
-  for (size_t k = 0; k < cats.size(); ++k) tics += (k ? ", " : "") + gnuplot_quote(cats[k]) + " " + std::to_string(k + 1);
+  for (size_t k = 0; k < cats.size(); ++k)
+    tics += (k ? ", " : "") + gnuplot_quote(cats[k]) + " " + std::to_string(k + 1);
   b.set(tics + ")");
   const double w = std::min(0.15, 0.7 / std::max<double>(1, static_cast<double>(cs.size())));
   for (size_t c = 0; c < cs.size(); ++c) {
@@ -239,7 +242,8 @@ Plot speedups_by_category(const std::vector<ConfigSummary>& ss) {
     for (const auto& o : s->outcomes) {
       if (!plottable(o)) continue;
       auto pos = std::find(cats.begin(), cats.end(), o.category) - cats.begin();
-      const double x = static_cast<double>(pos + 1) + (static_cast<double>(c) - (static_cast<double>(cs.size()) - 1) / 2) * w;
+      const double x =
+          static_cast<double>(pos + 1) + (static_cast<double>(c) - (static_cast<double>(cs.size()) - 1) / 2) * w;
       const auto& iv = o.judgement.interval;
       d.rows.push_back({x, *o.best_speedup, iv ? iv->low : *o.best_speedup, iv ? iv->high : *o.best_speedup});
     }
@@ -393,9 +397,9 @@ Plot verdicts(const std::vector<ConfigSummary>& ss) {
                 "kforge could not judge (harness failure).");
   auto cs = plotted(ss);
   const std::vector<std::pair<std::string, const char*>> kinds = {
-      {"correct", "#009e73"},          {"incorrect", "#d55e00"},       {"compile_error", "#e69f00"},
-      {"no_code", "#f0e442"},          {"runtime_error", "#cc79a7"},   {"timeout", "#8c564b"},
-      {"rejected", "#000000"},         {"other", "#bcbd22"},           {"provider failure", "#56b4e9"},
+      {"correct", "#009e73"},        {"incorrect", "#d55e00"},     {"compile_error", "#e69f00"},
+      {"no_code", "#f0e442"},        {"runtime_error", "#cc79a7"}, {"timeout", "#8c564b"},
+      {"rejected", "#000000"},       {"other", "#bcbd22"},         {"provider failure", "#56b4e9"},
       {"harness failure", "#7f7f7f"}};
   auto count = [](const ConfigSummary& s, const std::string& kind) -> int {
     if (kind == "correct") return s.evaluations - s.kernel_failures_total();
@@ -454,9 +458,12 @@ std::string gnuplot_quote(const std::string& text, size_t max_chars) {
   std::string out = "'";
   for (char ch : t) {
     const auto c = static_cast<unsigned char>(ch);
-    if (ch == '\'') out += "''";
-    else if (c < 0x20 || c == 0x7f) out += ' ';
-    else out += ch;
+    if (ch == '\'')
+      out += "''";
+    else if (c < 0x20 || c == 0x7f)
+      out += ' ';
+    else
+      out += ch;
   }
   return out + "'";
 }
@@ -468,11 +475,13 @@ Plot best_so_far(const std::vector<ConfigSummary>& ss, BudgetAxis axis) {
   const char* per = axis == BudgetAxis::evaluations ? "evaluations per problem"
                     : axis == BudgetAxis::tokens    ? "tokens per problem"
                                                     : "USD per problem";
-  PlotBuilder b("best_so_far_" + name, std::string("Best speedup reached by ") + per,
-                std::string("For each budget B of ") + per + ": the geometric mean over the configuration's problems "
-                "of the best correct kernel's speedup found within the first B of its search on that problem (every "
-                "sample together, in the order the corpus recorded them), a problem without a kernel faster than "
-                "the baseline counting 1x. Strategies compare at equal budget where their curves share an x.");
+  PlotBuilder b(
+      "best_so_far_" + name, std::string("Best speedup reached by ") + per,
+      std::string("For each budget B of ") + per +
+          ": the geometric mean over the configuration's problems "
+          "of the best correct kernel's speedup found within the first B of its search on that problem (every "
+          "sample together, in the order the corpus recorded them), a problem without a kernel faster than "
+          "the baseline counting 1x. Strategies compare at equal budget where their curves share an x.");
   auto cs = plotted(ss);
   std::vector<const std::vector<SearchCourse>*> all;
   for (const auto& [i, s] : cs) all.push_back(&s->searches);
@@ -501,8 +510,10 @@ Plot best_so_far(const std::vector<ConfigSummary>& ss, BudgetAxis axis) {
     }
     if (d.rows.empty()) continue;
     b.data(d);
-    b.clause(d.name + " using 1:2 with steps lw 2 " + colour(config_colour(i)), column_name(*s) + " (" + s->strategy + ")");
-    b.clause(d.name + " using 1:2 with points pt " + std::to_string(config_point(i)) + " " + colour(config_colour(i)), "");
+    b.clause(d.name + " using 1:2 with steps lw 2 " + colour(config_colour(i)),
+             column_name(*s) + " (" + s->strategy + ")");
+    b.clause(d.name + " using 1:2 with points pt " + std::to_string(config_point(i)) + " " + colour(config_colour(i)),
+             "");
     b.has_data();
   }
   b.set("set yrange [0:" + num(ymax * 1.15) + "]");
@@ -510,10 +521,17 @@ Plot best_so_far(const std::vector<ConfigSummary>& ss, BudgetAxis axis) {
 }
 
 std::vector<Plot> report_plots(const std::vector<ConfigSummary>& ss) {
-  return {headline(ss),        fast_p(ss),           speedups_by_config(ss), speedups_by_category(ss),
+  return {headline(ss),
+          fast_p(ss),
+          speedups_by_config(ss),
+          speedups_by_category(ss),
           peak_fraction_by_problem(ss),
-          correct_by_turn(ss), per_correct(ss, true), per_correct(ss, false), verdicts(ss),
-          best_so_far(ss, BudgetAxis::evaluations), best_so_far(ss, BudgetAxis::tokens),
+          correct_by_turn(ss),
+          per_correct(ss, true),
+          per_correct(ss, false),
+          verdicts(ss),
+          best_so_far(ss, BudgetAxis::evaluations),
+          best_so_far(ss, BudgetAxis::tokens),
           best_so_far(ss, BudgetAxis::dollars)};
 }
 

@@ -10,14 +10,14 @@
 namespace kf::agent {
 
 struct Plot {
-  std::string id;          // element id in the page and file name with --figures (e.g. "fast_p")
+  std::string id;  // element id in the page and file name with --figures (e.g. "fast_p")
   std::string title;
   std::string definition;  // what is plotted, shown under the figure
   // Names of the script's plot clauses in order (gnuplot draws one SVG group per clause); "" for a
   // clause that is drawn without a key entry.
   std::vector<std::string> series;
-  std::string script;      // gnuplot commands after `set terminal` and `set output`; "" when no data
-  std::string no_data;     // why there is nothing to plot (when script is "")
+  std::string script;   // gnuplot commands after `set terminal` and `set output`; "" when no data
+  std::string no_data;  // why there is nothing to plot (when script is "")
   int width = 820;
   int height = 420;
 };

@@ -24,9 +24,7 @@ class EvaluationBudget final : public StopRule {
 class TokenBudget final : public StopRule {
  public:
   explicit TokenBudget(int64_t n) : n_(n) {}
-  std::optional<std::string> reached(const History& h) const override {
-    return refuses_call(h.spend());
-  }
+  std::optional<std::string> reached(const History& h) const override { return refuses_call(h.spend()); }
   std::optional<std::string> refuses_call(const Spend& s) const override {
     if (s.tokens >= n_) return "budget_tokens";
     return std::nullopt;
@@ -39,9 +37,7 @@ class TokenBudget final : public StopRule {
 class UsdBudget final : public StopRule {
  public:
   explicit UsdBudget(double usd) : usd_(usd) {}
-  std::optional<std::string> reached(const History& h) const override {
-    return refuses_call(h.spend());
-  }
+  std::optional<std::string> reached(const History& h) const override { return refuses_call(h.spend()); }
   std::optional<std::string> refuses_call(const Spend& s) const override {
     if (s.usd >= usd_) return "budget_usd";
     return std::nullopt;

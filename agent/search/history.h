@@ -13,19 +13,19 @@ namespace kf::agent::search {
 
 struct Judged {
   corpus::RecordId id;
-  int round = 0;               // lineage round; a refine record's turn
-  std::optional<int> island;   // evolve
+  int round = 0;              // lineage round; a refine record's turn
+  std::optional<int> island;  // evolve
   std::vector<corpus::RecordId> parents;
   std::optional<corpus::Lineage> lineage;  // as recorded; none for refine
-  std::string answer;          // the model's answer (what a conversation sends back)
-  std::string feedback;        // the message that answered it
+  std::string answer;                      // the model's answer (what a conversation sends back)
+  std::string feedback;                    // the message that answered it
   bool correct = false;
   std::optional<double> speedup;
   std::optional<double> peak_fraction;
-  std::string bound_by;        // memory | compute | "" (no roofline)
-  double timing_noise = 0;     // the candidate's relative timing spread, (p90 - p10) / time; 0 when unknown
-  double eval_s = 0;           // evaluator time (the GPU-seconds budget)
-  int64_t tokens = 0;          // what its model call cost
+  std::string bound_by;     // memory | compute | "" (no roofline)
+  double timing_noise = 0;  // the candidate's relative timing spread, (p90 - p10) / time; 0 when unknown
+  double eval_s = 0;        // evaluator time (the GPU-seconds budget)
+  int64_t tokens = 0;       // what its model call cost
   double usd = 0;
 
   static Judged from(const corpus::Record& record, std::string answer);

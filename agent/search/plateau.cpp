@@ -13,8 +13,8 @@ class Plateau final : public StopRule {
     const Judged* best = nullptr;
     int since = 0;  // evaluations after the last improvement
     for (const auto& j : h.judged()) {
-      const bool better = j.correct && (!best || j.speedup.value_or(0) >
-                                                     best->speedup.value_or(0) * (1 + best->timing_noise));
+      const bool better =
+          j.correct && (!best || j.speedup.value_or(0) > best->speedup.value_or(0) * (1 + best->timing_noise));
       if (better) {
         best = &j;
         since = 0;

@@ -14,13 +14,13 @@ using BeamSettings = providers::LoopSettings::Beam;
 using EvolveSettings = providers::LoopSettings::Evolve;
 
 struct StopSettings {
-  bool first_correct = true;                  // loop.stop_at_first_correct
-  std::optional<double> peak_fraction;        // loop.stop_at_peak_fraction
-  std::optional<int> plateau_evaluations;     // loop.stop.plateau_evaluations
-  std::optional<int> evaluations;             // loop.budget.evaluations
-  std::optional<int64_t> tokens;              // loop.budget.tokens
-  std::optional<double> usd;                  // loop.budget.usd
-  std::optional<double> gpu_seconds;          // loop.budget.gpu_seconds
+  bool first_correct = true;               // loop.stop_at_first_correct
+  std::optional<double> peak_fraction;     // loop.stop_at_peak_fraction
+  std::optional<int> plateau_evaluations;  // loop.stop.plateau_evaluations
+  std::optional<int> evaluations;          // loop.budget.evaluations
+  std::optional<int64_t> tokens;           // loop.budget.tokens
+  std::optional<double> usd;               // loop.budget.usd
+  std::optional<double> gpu_seconds;       // loop.budget.gpu_seconds
 };
 
 struct SearchSettings {

@@ -26,14 +26,15 @@ class StopRule {
 };
 
 // One file each.
-std::unique_ptr<StopRule> first_correct();                                     // "correct"
-std::unique_ptr<StopRule> peak_fraction(double target);                         // "peak_fraction_reached"
-std::unique_ptr<StopRule> plateau(int evaluations);                            // "plateau"
-std::unique_ptr<StopRule> evaluation_budget(int evaluations);                  // "budget_evaluations"
-std::unique_ptr<StopRule> token_budget(int64_t tokens);                        // "budget_tokens"
-std::unique_ptr<StopRule> usd_budget(double usd);                              // "budget_usd"
-std::unique_ptr<StopRule> gpu_seconds_budget(double seconds);                  // "budget_gpu_seconds"
-std::unique_ptr<StopRule> rounds_limit(int rounds, std::string reason);        // "turns_exhausted" (refine), "rounds_exhausted"
+std::unique_ptr<StopRule> first_correct();                     // "correct"
+std::unique_ptr<StopRule> peak_fraction(double target);        // "peak_fraction_reached"
+std::unique_ptr<StopRule> plateau(int evaluations);            // "plateau"
+std::unique_ptr<StopRule> evaluation_budget(int evaluations);  // "budget_evaluations"
+std::unique_ptr<StopRule> token_budget(int64_t tokens);        // "budget_tokens"
+std::unique_ptr<StopRule> usd_budget(double usd);              // "budget_usd"
+std::unique_ptr<StopRule> gpu_seconds_budget(double seconds);  // "budget_gpu_seconds"
+std::unique_ptr<StopRule> rounds_limit(int rounds,
+                                       std::string reason);  // "turns_exhausted" (refine), "rounds_exhausted"
 
 // The rules a configuration sets, in the order their reasons win: correct, peak fraction, plateau, the budgets,
 // the rounds.

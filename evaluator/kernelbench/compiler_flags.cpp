@@ -62,8 +62,9 @@ const std::vector<std::regex>& nvcc_patterns() {
 
 // ptxas (what nvcc forwards with -Xptxas): verbosity, optimisation, register and cache choices.
 const std::vector<std::regex>& ptxas_patterns() {
-  static const auto p = compiled({R"(-v|--verbose|-O[0-3]|--warn-on-spills|--allow-expensive-optimizations=?(true|false)?)",
-                                  R"(--?maxrregcount=?[0-9]+|-dlcm=(ca|cg)|-dscm=(cg|cs|wt)|--def-load-cache=(ca|cg))"});
+  static const auto p =
+      compiled({R"(-v|--verbose|-O[0-3]|--warn-on-spills|--allow-expensive-optimizations=?(true|false)?)",
+                R"(--?maxrregcount=?[0-9]+|-dlcm=(ca|cg)|-dscm=(cg|cs|wt)|--def-load-cache=(ca|cg))"});
   return p;
 }
 
@@ -128,12 +129,18 @@ std::vector<Expanded> expand(const std::vector<std::string>& words, FlagTool too
         continue;
       }
       const std::string value = words[++i];
-      if (w == "-Xcompiler" || w == "--compiler-options") forward(value, To::gcc, w);
-      else if (w == "-Xptxas" || w == "--ptxas-options") forward(value, To::ptxas, w);
-      else if (w == "-Xlinker") out.push_back({value, tool == FlagTool::link ? To::linker : To::refused, w});
-      else if (w == "--linker-options" || w == "-Xnvlink" || w == "-Xarchive") out.push_back({value, To::refused, w});
-      else if (w == "-gencode" || w == "--generate-code") out.push_back({"-gencode=" + value, own, ""});
-      else out.push_back({w + (w.size() == 2 ? "" : "=") + value, own, ""});
+      if (w == "-Xcompiler" || w == "--compiler-options")
+        forward(value, To::gcc, w);
+      else if (w == "-Xptxas" || w == "--ptxas-options")
+        forward(value, To::ptxas, w);
+      else if (w == "-Xlinker")
+        out.push_back({value, tool == FlagTool::link ? To::linker : To::refused, w});
+      else if (w == "--linker-options" || w == "-Xnvlink" || w == "-Xarchive")
+        out.push_back({value, To::refused, w});
+      else if (w == "-gencode" || w == "--generate-code")
+        out.push_back({"-gencode=" + value, own, ""});
+      else
+        out.push_back({w + (w.size() == 2 ? "" : "=") + value, own, ""});
       continue;
     }
     const auto eq = w.find('=');
@@ -142,15 +149,20 @@ std::vector<Expanded> expand(const std::vector<std::string>& words, FlagTool too
         (head == "-Xcompiler" || head == "--compiler-options" || head == "-Xptxas" || head == "--ptxas-options" ||
          head == "-Xlinker" || head == "--linker-options" || head == "-Xnvlink" || head == "-Xarchive")) {
       const std::string value = w.substr(eq + 1);
-      if (head == "-Xcompiler" || head == "--compiler-options") forward(value, To::gcc, head + "=");
-      else if (head == "-Xptxas" || head == "--ptxas-options") forward(value, To::ptxas, head + "=");
-      else out.push_back({value, To::refused, head + "="});
+      if (head == "-Xcompiler" || head == "--compiler-options")
+        forward(value, To::gcc, head + "=");
+      else if (head == "-Xptxas" || head == "--ptxas-options")
+        forward(value, To::ptxas, head + "=");
+      else
+        out.push_back({value, To::refused, head + "="});
       continue;
     }
     if (w.rfind("-Wl,", 0) == 0) {
       const std::string value = w.substr(4);
-      if (tool == FlagTool::link) forward(value, To::linker, "-Wl,");
-      else out.push_back({value, To::refused, "-Wl,"});
+      if (tool == FlagTool::link)
+        forward(value, To::linker, "-Wl,");
+      else
+        out.push_back({value, To::refused, "-Wl,"});
       continue;
     }
     out.push_back({w, own, ""});
@@ -203,7 +215,8 @@ Status check_compiler_flags(const std::vector<std::string>& flags, FlagTool tool
 
 Status check_include_paths(const std::vector<std::string>& paths, const std::string& extension) {
   for (const auto& p : paths) {
-    const bool plain = !p.empty() && p[0] != '-' && p[0] != '@' && p.find_first_of(std::string("\n\r\0", 3)) == std::string::npos;
+    const bool plain =
+        !p.empty() && p[0] != '-' && p[0] != '@' && p.find_first_of(std::string("\n\r\0", 3)) == std::string::npos;
     if (!plain)
       return make_error("compile_error.unsupported",
                         "load_inline('" + extension + "'): the include path '" + p.substr(0, 80) +

@@ -42,16 +42,15 @@ std::string output_of(const sandbox::Outcome& o, const std::string& label) {
   return text.empty() ? std::string() : "== " + label + "\n" + text;
 }
 
-bool succeeded(const sandbox::Outcome& o) {
-  return o.status == sandbox::Outcome::Status::exited && o.exit_code == 0;
-}
+bool succeeded(const sandbox::Outcome& o) { return o.status == sandbox::Outcome::Status::exited && o.exit_code == 0; }
 
 // The extension's imports as the linker recorded them (evaluator/kernelbench/extension_symbols.h): empty when
 // accepted, else why not, one reason per kind naming its symbols.
 std::optional<CompileFailure> refuse_imports(const std::string& library, bool allow_vendor_libs,
                                              const std::string& what) {
   auto symbols = undefined_dynamic_symbols(library);
-  if (!symbols.ok()) return CompileFailure{VerdictKind::compile_error, {{"compile_error.bad_library", symbols.error().message}}};
+  if (!symbols.ok())
+    return CompileFailure{VerdictKind::compile_error, {{"compile_error.bad_library", symbols.error().message}}};
   const auto refused = refused_imports(*symbols, allow_vendor_libs);
   if (refused.empty()) return std::nullopt;
   std::vector<Reason> reasons;
@@ -64,8 +63,10 @@ std::optional<CompileFailure> refuse_imports(const std::string& library, bool al
       listed += (listed.empty() ? "" : "; ") + sym + " (" + r.why + ")";
     }
     if (!listed.empty())
-      reasons.push_back({code, what + " imports what a solution's own kernel may not use, read from its dynamic "
-                                      "symbol table: " + listed});
+      reasons.push_back({code, what +
+                                   " imports what a solution's own kernel may not use, read from its dynamic "
+                                   "symbol table: " +
+                                   listed});
   }
   return CompileFailure{VerdictKind::rejected, reasons};
 }
@@ -206,7 +207,8 @@ ExtensionBuild ExtensionBuilder::build(const ExtensionCall& call) {
   ExtensionBuild b;
   const double t0 = now_s();
   const CompileCacheSlot slot =
-      CompileCache(config_.cache_dir).slot(std::string(kGeneratorVersion) + '\0' + call.key + '\0' + toolchain_identity());
+      CompileCache(config_.cache_dir)
+          .slot(std::string(kGeneratorVersion) + '\0' + call.key + '\0' + toolchain_identity());
   const fs::path lib = slot.file(call.name + ".so");
   auto from_entry = [&](const CompileCacheEntry& entry) {
     b.output = entry.output;
@@ -296,18 +298,19 @@ ExtensionBuild ExtensionBuilder::build(const ExtensionCall& call) {
   entry.used_pch = b.used_pch;
   auto compile_failure = [&](const sandbox::Outcome& o, const std::string& file) {
     if (o.status == sandbox::Outcome::Status::launch_failed)
-      return CompileFailure{VerdictKind::harness_error,
-                            {{"harness.compile_launch", "cannot start the compiler for " + file + ": " + o.launch_error}}};
+      return CompileFailure{
+          VerdictKind::harness_error,
+          {{"harness.compile_launch", "cannot start the compiler for " + file + ": " + o.launch_error}}};
     if (o.status == sandbox::Outcome::Status::timeout)
       return CompileFailure{VerdictKind::compile_error,
-                            {{"compile_error.timeout", "compiling " + file + " of load_inline('" + call.name +
-                                                           "') ran past its time limit (" +
-                                                           std::to_string(static_cast<int>(config_.timeout_s)) + " s)"}}};
+                            {{"compile_error.timeout",
+                              "compiling " + file + " of load_inline('" + call.name + "') ran past its time limit (" +
+                                  std::to_string(static_cast<int>(config_.timeout_s)) + " s)"}}};
     const std::string text = o.stdout_text + o.stderr_text;
     // The linker names what it misses on lines without the word "error": its last lines say it all.
-    std::string detail = "load_inline('" + call.name + "'), " + file + ":\n" +
-                         (file == "the link" ? text.substr(text.size() > 1500 ? text.size() - 1500 : 0)
-                                             : first_error_lines(text));
+    std::string detail =
+        "load_inline('" + call.name + "'), " + file + ":\n" +
+        (file == "the link" ? text.substr(text.size() > 1500 ? text.size() - 1500 : 0) : first_error_lines(text));
     if (o.memory_limit_hit) detail = "the compiler ran out of its memory limit\n" + detail;
     return CompileFailure{VerdictKind::compile_error, {{"compile_error", detail}}};
   };

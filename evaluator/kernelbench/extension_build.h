@@ -25,10 +25,10 @@ struct BuildConfig {
 };
 
 struct ExtensionBuild {
-  std::string library;              // set on success
-  std::vector<Reason> failure;      // compile_error / rejected reasons; empty on success
+  std::string library;                               // set on success
+  std::vector<Reason> failure;                       // compile_error / rejected reasons; empty on success
   VerdictKind verdict = VerdictKind::compile_error;  // the failure's (compile_error, rejected, harness_error)
-  std::string output;               // compiler output
+  std::string output;                                // compiler output
   bool cache_hit = false;
   bool used_pch = false;
   double seconds = 0;

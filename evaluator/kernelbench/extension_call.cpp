@@ -15,9 +15,11 @@ constexpr size_t kMaxFlags = 64;
 constexpr size_t kMaxFlagBytes = 1024;
 constexpr size_t kMaxFunctions = 256;
 
-const char* const kKeyFields[] = {"name", "cpp_sources", "cuda_sources", "functions", "extra_cflags",
-                                  "extra_cuda_cflags", "extra_ldflags", "extra_include_paths", "with_cuda",
-                                  "with_pytorch_error_handling"};
+const char* const kKeyFields[] = {"name",          "cpp_sources",
+                                  "cuda_sources",  "functions",
+                                  "extra_cflags",  "extra_cuda_cflags",
+                                  "extra_ldflags", "extra_include_paths",
+                                  "with_cuda",     "with_pytorch_error_handling"};
 
 Error unsupported(const std::string& what) { return make_error("compile_error.unsupported", what); }
 
@@ -89,11 +91,10 @@ Result<ExtensionCall> parse_extension_call(const nlohmann::json& r) {
     return unsupported("load_inline name '" + c.name.substr(0, 80) +
                        "' is not a C identifier of at most 100 characters (it names the module)");
   const std::string& n = c.name;
-  for (auto [field, dst] : {std::pair{"cpp_sources", &c.cpp_sources}, std::pair{"cuda_sources", &c.cuda_sources},
-                            std::pair{"extra_cflags", &c.extra_cflags},
-                            std::pair{"extra_cuda_cflags", &c.extra_cuda_cflags},
-                            std::pair{"extra_ldflags", &c.extra_ldflags},
-                            std::pair{"extra_include_paths", &c.extra_include_paths}}) {
+  for (auto [field, dst] :
+       {std::pair{"cpp_sources", &c.cpp_sources}, std::pair{"cuda_sources", &c.cuda_sources},
+        std::pair{"extra_cflags", &c.extra_cflags}, std::pair{"extra_cuda_cflags", &c.extra_cuda_cflags},
+        std::pair{"extra_ldflags", &c.extra_ldflags}, std::pair{"extra_include_paths", &c.extra_include_paths}}) {
     auto v = strings(r, field, n);
     if (!v.ok()) return v.error();
     *dst = std::move(*v);
@@ -138,10 +139,12 @@ Result<ExtensionCall> parse_extension_call(const nlohmann::json& r) {
     if (!identifier(f.first, 200))
       return unsupported("load_inline('" + n + "'): function '" + f.first.substr(0, 80) + "' is not a C++ identifier");
   if (c.functions.empty() && joined(c.cpp_sources).find("PYBIND11_MODULE") == std::string::npos)
-    return unsupported("load_inline('" + n + "') names no functions and its cpp_sources define no PYBIND11_MODULE: "
+    return unsupported("load_inline('" + n +
+                       "') names no functions and its cpp_sources define no PYBIND11_MODULE: "
                        "the module would have nothing to call");
   if (!bool_field(r, "is_python_module", true))
-    return unsupported("load_inline('" + n + "', is_python_module=False) is not supported: kforge loads extensions "
+    return unsupported("load_inline('" + n +
+                       "', is_python_module=False) is not supported: kforge loads extensions "
                        "as Python modules");
   const auto wc = r.find("with_cuda");
   c.with_cuda = wc != r.end() && wc->is_boolean() ? wc->get<bool>() : !c.cuda_sources.empty();

@@ -20,7 +20,7 @@ struct ExtensionCall {
   std::vector<std::string> extra_cflags, extra_cuda_cflags, extra_ldflags, extra_include_paths;
   bool with_cuda = false;  // links the CUDA libraries (load_inline: with_cuda, else whether cuda_sources is given)
   bool with_pytorch_error_handling = true;
-  std::string key;         // extension_key() of the record
+  std::string key;  // extension_key() of the record
 
   // main.cpp: torch/extension.h, the C++ sources, pybind11 bindings for `functions`.
   std::string main_cpp() const;

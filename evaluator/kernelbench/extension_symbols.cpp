@@ -20,18 +20,18 @@ const std::set<std::string_view>& glue_operators() {
   static const std::set<std::string_view> ops = {
       // allocation and filling
       "empty_memory_format", "empty_strided", "empty_like", "empty_names", "empty_permuted", "new_empty",
-      "new_empty_strided", "zeros", "zeros_like", "zeros_names", "new_zeros", "ones", "ones_like", "ones_names",
-      "full", "full_like", "full_names", "new_full", "fill__Scalar", "fill__Tensor", "fill_Scalar", "zero_",
-      "resize_", "resize",
+      "new_empty_strided", "zeros", "zeros_like", "zeros_names", "new_zeros", "ones", "ones_like", "ones_names", "full",
+      "full_like", "full_names", "new_full", "fill__Scalar", "fill__Tensor", "fill_Scalar", "zero_", "resize_",
+      "resize",
       // copies and moves
-      "copy_", "_to_copy", "to_device", "to_dtype", "to_dtype_layout", "to_other", "contiguous", "clone",
-      "detach", "detach_", "alias", "record_stream", "item", "_local_scalar_dense",
+      "copy_", "_to_copy", "to_device", "to_dtype", "to_dtype_layout", "to_other", "contiguous", "clone", "detach",
+      "detach_", "alias", "record_stream", "item", "_local_scalar_dense",
       // metadata and views
-      "view", "view_dtype", "view_as", "reshape", "reshape_as", "_reshape_alias", "as_strided", "as_strided_",
-      "expand", "expand_as", "permute", "transpose_int", "transpose_", "t", "t_", "squeeze", "squeeze_dim",
-      "squeeze_dims", "squeeze_", "squeeze__dim", "squeeze__dims", "unsqueeze", "unsqueeze_", "flatten_using_ints",
-      "unflatten_int", "select_int", "slice_Tensor", "narrow", "narrow_Tensor", "sym_size_int", "sym_stride_int",
-      "sym_numel", "sym_storage_offset", "size_int", "stride_int"};
+      "view", "view_dtype", "view_as", "reshape", "reshape_as", "_reshape_alias", "as_strided", "as_strided_", "expand",
+      "expand_as", "permute", "transpose_int", "transpose_", "t", "t_", "squeeze", "squeeze_dim", "squeeze_dims",
+      "squeeze_", "squeeze__dim", "squeeze__dims", "unsqueeze", "unsqueeze_", "flatten_using_ints", "unflatten_int",
+      "select_int", "slice_Tensor", "narrow", "narrow_Tensor", "sym_size_int", "sym_stride_int", "sym_numel",
+      "sym_storage_offset", "size_int", "stride_int"};
   return ops;
 }
 
@@ -102,9 +102,9 @@ std::vector<RefusedImport> refused_imports(const std::vector<std::string>& undef
       continue;
     }
     bool backend = false;
-    for (std::string_view ns : {"at::native::", "at::cpu::", "at::cuda::", "at::meta::", "at::compositeexplicitautograd::",
-                                "at::compositeimplicitautograd::", "at::compositeexplicitautogradnonfunctional::",
-                                "at::mps::", "at::xpu::"}) {
+    for (std::string_view ns : {"at::native::", "at::cpu::", "at::cuda::", "at::meta::",
+                                "at::compositeexplicitautograd::", "at::compositeimplicitautograd::",
+                                "at::compositeexplicitautogradnonfunctional::", "at::mps::", "at::xpu::"}) {
       if (!starts(n, ns)) continue;
       backend = true;
       if (!backend_helper(n.substr(ns.size())))

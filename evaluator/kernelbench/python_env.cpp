@@ -18,8 +18,8 @@ std::vector<std::string> strings(const nlohmann::json& j) {
 }
 
 bool under(const std::string& path, const std::string& folder) {
-  return path == folder || (path.size() > folder.size() && path.compare(0, folder.size(), folder) == 0 &&
-                            path[folder.size()] == '/');
+  return path == folder ||
+         (path.size() > folder.size() && path.compare(0, folder.size(), folder) == 0 && path[folder.size()] == '/');
 }
 
 }  // namespace
@@ -48,8 +48,8 @@ Result<PythonEnv> probe_python_env(const std::string& python, const std::string&
     // Jobs run the interpreter isolated (-I): a torch in the user's own site-packages is not seen there.
     const bool no_torch = run->output.find("No module named 'torch'") != std::string::npos;
     return make_error("harness.python",
-                      "probing " + python + " failed (exit " + std::to_string(run->exit_code) + "): " +
-                          run->output.substr(0, 2000) +
+                      "probing " + python + " failed (exit " + std::to_string(run->exit_code) +
+                          "): " + run->output.substr(0, 2000) +
                           (no_torch ? "; its torch must import with `python3 -I` (not from the user's own "
                                       "site-packages): install it system-wide or in a virtual environment"
                                     : advice));
@@ -57,8 +57,8 @@ Result<PythonEnv> probe_python_env(const std::string& python, const std::string&
   // The answer is the last line (torch may print before it).
   std::string text = run->output;
   while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
-  auto j = nlohmann::json::parse(text.substr(text.rfind('\n') == std::string::npos ? 0 : text.rfind('\n') + 1),
-                                 nullptr, false);
+  auto j = nlohmann::json::parse(text.substr(text.rfind('\n') == std::string::npos ? 0 : text.rfind('\n') + 1), nullptr,
+                                 false);
   if (!j.is_object() || !j.contains("torch"))
     return make_error("harness.python", "probing " + python + " gave no answer" + advice);
   PythonEnv env;

@@ -12,14 +12,14 @@
 namespace kf::eval::kernelbench {
 
 struct PythonEnv {
-  std::string executable;      // absolute path (sys.executable): sandboxed jobs start it by this path
+  std::string executable;  // absolute path (sys.executable): sandboxed jobs start it by this path
   std::string python_version;
   std::string torch_version;
-  std::string torch_cuda;      // torch.version.cuda, "" for a CPU build
+  std::string torch_cuda;                  // torch.version.cuda, "" for a CPU build
   std::vector<std::string> include_paths;  // torch.utils.cpp_extension.include_paths()
   std::vector<std::string> library_paths;  // torch.utils.cpp_extension.library_paths()
   std::string python_include;
-  int cxx11_abi = 1;           // torch._C._GLIBCXX_USE_CXX11_ABI
+  int cxx11_abi = 1;  // torch._C._GLIBCXX_USE_CXX11_ABI
   // torch._C._PYBIND11_{COMPILER_TYPE,STDLIB,BUILD_ABI}: extensions must be built with the same values.
   std::map<std::string, std::string> pybind11;
   std::map<std::string, std::optional<std::string>> packages;  // triton, tilelang, cutlass: version or absent

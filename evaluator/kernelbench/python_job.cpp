@@ -17,8 +17,8 @@ namespace kf::eval::kernelbench {
 Result<ScratchDir> ScratchDir::create(const std::string& prefix) {
   std::string tmpl = (fs::temp_directory_path() / (prefix + "-XXXXXX")).string();
   if (!mkdtemp(tmpl.data()))
-    return make_error("harness.scratch", "cannot create a private folder under " +
-                                             fs::temp_directory_path().string() + ": " + std::strerror(errno));
+    return make_error("harness.scratch", "cannot create a private folder under " + fs::temp_directory_path().string() +
+                                             ": " + std::strerror(errno));
   return ScratchDir(tmpl);
 }
 
@@ -34,8 +34,8 @@ Result<std::string> kernelbench_script(const std::string& name) {
   const std::string path = data_path("evaluator/kernelbench/" + name);
   auto text = read_file(path);
   if (!text.ok())
-    return make_error("harness.script_missing", "kforge's script " + path +
-                                                    " is missing (set KFORGE_DATA_DIR to kforge's data folder)");
+    return make_error("harness.script_missing",
+                      "kforge's script " + path + " is missing (set KFORGE_DATA_DIR to kforge's data folder)");
   return text;
 }
 

@@ -29,8 +29,8 @@ class ScratchDir {
 };
 
 struct PythonJob {
-  std::vector<std::string> args;                // after the interpreter, e.g. {"-I", "-S", "static_check.py", ...}
-  std::map<std::string, std::string> files;     // written into the job folder first: name -> contents
+  std::vector<std::string> args;             // after the interpreter, e.g. {"-I", "-S", "static_check.py", ...}
+  std::map<std::string, std::string> files;  // written into the job folder first: name -> contents
   double timeout_s = 60;
   uint64_t memory_bytes = 4ull << 30;
   size_t output_bytes = 64 << 10;

@@ -22,8 +22,8 @@ constexpr size_t kMaxRecordBytes = 16u << 20;
 constexpr size_t kMaxExtensionCalls = 32;  // as build_record.py records at most
 constexpr double kProbeTimeoutS = 120;
 
-Verdict failure(const std::string& source, VerdictKind kind, std::vector<Reason> reasons,
-                const std::string& output, const nlohmann::json& findings) {
+Verdict failure(const std::string& source, VerdictKind kind, std::vector<Reason> reasons, const std::string& output,
+                const nlohmann::json& findings) {
   Verdict v;
   v.candidate_kind = "kernelbench";
   v.kind = kind;
@@ -43,8 +43,8 @@ Result<PythonEnv> SolutionCompiler::python_env() {
   if (!env_) {
     const std::string probe = data_path("evaluator/kernelbench/probe.py");
     if (!fs::exists(probe))
-      env_ = Result<PythonEnv>(make_error("harness.script_missing", "kforge's script " + probe +
-                                                                        " is missing (set KFORGE_DATA_DIR)"));
+      env_ = Result<PythonEnv>(
+          make_error("harness.script_missing", "kforge's script " + probe + " is missing (set KFORGE_DATA_DIR)"));
     else
       env_ = probe_python_env(config_.python, probe, kProbeTimeoutS);
   }
@@ -83,7 +83,7 @@ Compiled SolutionCompiler::compile(const std::string& source_path) {
   auto source = read_file(source_path);
   if (!source.ok())
     return fail(VerdictKind::harness_error, {{"usage.candidate_unreadable",
-                                   "cannot read candidate " + source_path + ": " + source.error().message}});
+                                              "cannot read candidate " + source_path + ": " + source.error().message}});
   if (source->size() > kMaxSolutionBytes)
     return fail(VerdictKind::compile_error, {{"compile_error.unsupported", "the solution is over 1 MiB"}});
   auto env = python_env();
@@ -135,8 +135,8 @@ Compiled SolutionCompiler::compile(const std::string& source_path) {
   };
   // Failures of the text (static check) and of the build are cached; what importing the solution did is not
   // (it may depend on the machine: memory, time, an installed package).
-  auto finish_failure = [&](VerdictKind verdict, const std::vector<Reason>& reasons,
-                            const nlohmann::json& findings, bool cache = true) {
+  auto finish_failure = [&](VerdictKind verdict, const std::vector<Reason>& reasons, const nlohmann::json& findings,
+                            bool cache = true) {
     CompileCacheEntry entry;
     entry.failure = CompileFailure{verdict, reasons};
     entry.output = c.compiler_output;
@@ -160,7 +160,8 @@ Compiled SolutionCompiler::compile(const std::string& source_path) {
     auto recorder = kernelbench_script("build_record.py");
     auto shared = kernelbench_script("extension_call.py");
     if (!recorder.ok() || !shared.ok())
-      return fail(VerdictKind::harness_error, {{"harness.script_missing", "kforge's build recorder scripts are missing"}});
+      return fail(VerdictKind::harness_error,
+                  {{"harness.script_missing", "kforge's build recorder scripts are missing"}});
     PythonJob job;
     job.args = {"-I", "-B", "build_record.py", "--solution", "solution.py", "--out", "calls.json"};
     if ((*findings).value("load_inline_in_function", false)) job.args.push_back("--instantiate");
@@ -171,8 +172,8 @@ Compiled SolutionCompiler::compile(const std::string& source_path) {
     auto ran = run_python_job(*env, scratch->path(), job);
     if (!ran.ok()) return fail(VerdictKind::harness_error, {{"harness.compile_launch", ran.error().message}});
     if (ran->status == sandbox::Outcome::Status::launch_failed)
-      return fail(VerdictKind::harness_error, {{"harness.compile_launch", "cannot start " + env->executable + ": " +
-                                                                   ran->launch_error}});
+      return fail(VerdictKind::harness_error,
+                  {{"harness.compile_launch", "cannot start " + env->executable + ": " + ran->launch_error}});
     // The solution could have left a link there to a file of the host's: only a plain file of bounded size
     // is read.
     std::string record_text;
@@ -183,12 +184,12 @@ Compiled SolutionCompiler::compile(const std::string& source_path) {
       if (auto t = read_file(record_path.string()); t.ok()) record_text = *t;
     }
     auto record = nlohmann::json::parse(record_text, nullptr, false);
-    const std::string tail = ran->stderr_text.size() > 2000 ? ran->stderr_text.substr(ran->stderr_text.size() - 2000)
-                                                            : ran->stderr_text;
+    const std::string tail =
+        ran->stderr_text.size() > 2000 ? ran->stderr_text.substr(ran->stderr_text.size() - 2000) : ran->stderr_text;
     if (!record.is_object() || !record["calls"].is_array()) {
       std::string why = ran->status == sandbox::Outcome::Status::timeout ? "ran past its time limit"
                         : ran->memory_limit_hit                          ? "ran out of memory"
-                                                   : "ended (exit " + std::to_string(ran->exit_code) + ")";
+                                                : "ended (exit " + std::to_string(ran->exit_code) + ")";
       return finish_failure(VerdictKind::compile_error,
                             {{"compile_error", "importing the solution to record its load_inline calls " + why +
                                                    " without a record: " + tail}},
@@ -212,15 +213,16 @@ Compiled SolutionCompiler::compile(const std::string& source_path) {
                               *findings, false);
     }
     if (record["calls"].size() > kMaxExtensionCalls)
-      return finish_failure(VerdictKind::compile_error,
-                            {{"compile_error.unsupported",
-                              "the solution makes more than " + std::to_string(kMaxExtensionCalls) +
-                                  " load_inline calls when imported"}},
-                            *findings, false);
+      return finish_failure(
+          VerdictKind::compile_error,
+          {{"compile_error.unsupported",
+            "the solution makes more than " + std::to_string(kMaxExtensionCalls) + " load_inline calls when imported"}},
+          *findings, false);
     std::set<std::string> keys;
     for (const auto& r : record["calls"]) {
       auto call = parse_extension_call(r);
-      if (!call.ok()) return finish_failure(VerdictKind::compile_error, {{call.error().code, call.error().message}}, *findings);
+      if (!call.ok())
+        return finish_failure(VerdictKind::compile_error, {{call.error().code, call.error().message}}, *findings);
       if (keys.insert(call->key).second) calls.push_back(std::move(*call));
     }
   }
@@ -231,8 +233,7 @@ Compiled SolutionCompiler::compile(const std::string& source_path) {
     ExtensionBuild built = builder.build(call);
     c.compiler_output += built.output;
     if (!built.ok()) return finish_failure(built.verdict, built.failure, *findings);
-    entry.extensions.push_back(
-        {call.name, call.key, built.library, built.cache_hit, built.used_pch, built.seconds});
+    entry.extensions.push_back({call.name, call.key, built.library, built.cache_hit, built.used_pch, built.seconds});
   }
   entry.output = c.compiler_output;
   entry.static_findings = *findings;

@@ -15,7 +15,7 @@ namespace kf::eval::kernelbench {
 
 struct SolutionConfig {
   Backend backend = Backend::host;
-  std::string python;      // the oracle's interpreter: solutions are built for and run by it
+  std::string python;  // the oracle's interpreter: solutions are built for and run by it
   std::string cuda_home;
   std::string gpu_arch;
   std::string cache_dir;

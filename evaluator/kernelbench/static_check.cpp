@@ -39,7 +39,8 @@ std::string line_of(const nlohmann::json& item) {
 
 Result<nlohmann::json> run_static_check(const PythonEnv& env, const std::string& mode, const std::string& source) {
   if (source.size() > kMaxSourceBytes)
-    return nlohmann::json{{"ok", false}, {"error", "too_large"},
+    return nlohmann::json{{"ok", false},
+                          {"error", "too_large"},
                           {"detail", "the file is over " + std::to_string(kMaxSourceBytes) + " bytes"}};
   auto script = kernelbench_script("static_check.py");
   if (!script.ok()) return script.error();
@@ -55,8 +56,8 @@ Result<nlohmann::json> run_static_check(const PythonEnv& env, const std::string&
   auto out = run_python_job(env, dir->path(), job);
   if (!out.ok()) return out.error();
   if (out->status == sandbox::Outcome::Status::launch_failed)
-    return make_error("harness.static_check", "cannot start the static check (" + env.executable + "): " +
-                                                  out->launch_error);
+    return make_error("harness.static_check",
+                      "cannot start the static check (" + env.executable + "): " + out->launch_error);
   if (out->status == sandbox::Outcome::Status::timeout)
     return nlohmann::json{{"ok", false}, {"error", "too_complex"}, {"detail", "the static check ran out of time"}};
   auto j = nlohmann::json::parse(out->stdout_text, nullptr, false);
@@ -67,8 +68,8 @@ Result<nlohmann::json> run_static_check(const PythonEnv& env, const std::string&
     // a problem's reference is the user's input, named as such).
     return nlohmann::json{{"ok", false},
                           {"error", "unanalysable"},
-                          {"detail", "the static check gave no readable answer (exit " + std::to_string(out->exit_code) +
-                                         "): " + out->stderr_text.substr(0, 300)}};
+                          {"detail", "the static check gave no readable answer (exit " +
+                                         std::to_string(out->exit_code) + "): " + out->stderr_text.substr(0, 300)}};
   }
   return j;
 }
@@ -92,23 +93,23 @@ std::vector<Reason> judge_static(const nlohmann::json& f, Backend backend, const
   if (host)
     for (const auto& call : list(f, "load_inline"))
       if (flag(call, "cuda_sources"))
-        return {{"compile_error.unsupported",
-                 "load_inline at " + line_of(call) + " passes cuda_sources: CUDA code needs the cuda backend; on the "
-                 "host backend a solution may use cpp_sources only"}};
+        return {{"compile_error.unsupported", "load_inline at " + line_of(call) +
+                                                  " passes cuda_sources: CUDA code needs the cuda backend; on the "
+                                                  "host backend a solution may use cpp_sources only"}};
   const bool triton = flag(f, "uses_triton") || !list(f, "triton_kernels").empty();
-  if (host && triton)
-    return {{"compile_error.unsupported", "the solution uses Triton, which needs the cuda backend"}};
+  if (host && triton) return {{"compile_error.unsupported", "the solution uses Triton, which needs the cuda backend"}};
   // JIT packages whose absence is known without running anything (other missing modules show when the
   // solution is imported).
   for (const auto& m : list(f, "imports")) {
     if (!m.is_string()) continue;
     const std::string name = m.get<std::string>();
     if ((name == "triton" || name == "tilelang" || name == "cutlass") && !env.has_package(name)) {
-      const std::string what = name == "cutlass" ? "CuTe DSL (the cutlass package)" : name == "tilelang" ? "TileLang"
-                                                                                                         : "Triton";
-      return {{"compile_error.missing_package",
-               "the solution imports " + name + ", but the runner's python (" + env.executable + ") has no " + what +
-                   ": install it there, or run the solution where it is installed"}};
+      const std::string what = name == "cutlass"    ? "CuTe DSL (the cutlass package)"
+                               : name == "tilelang" ? "TileLang"
+                                                    : "Triton";
+      return {{"compile_error.missing_package", "the solution imports " + name + ", but the runner's python (" +
+                                                    env.executable + ") has no " + what +
+                                                    ": install it there, or run the solution where it is installed"}};
     }
   }
   if (!list(f, "tampering").empty()) {
@@ -195,8 +196,8 @@ std::vector<Reason> judge_torch_fallback(const nlohmann::json& f, const Referenc
     }
     return {{"rejected.torch_fallback",
              "ModelNew does the reference's work with PyTorch instead of its own kernels: on every path of forward "
-             "that returns, PyTorch does all of it, as often as the reference does (" + names +
-                 "), so no work of the reference's is left to a kernel beside it"}};
+             "that returns, PyTorch does all of it, as often as the reference does (" +
+                 names + "), so no work of the reference's is left to a kernel beside it"}};
   }
   if (coverage) {
     *coverage = {};

@@ -11,8 +11,7 @@ Next Evaluator::Impl::revalidate(EvaluationContext& s) {
                      opt.trials < 4 ? "scaled_small" : kVariants[k % 5], "re-validation after timing");
   const bool passed = r && r->empty();
   // Its reasons, if any, are the verdict's; whether the evaluation goes on is decided by the one before.
-  if (passed)
-    one_trial(s, k + 1, s.seed, "sparse", "sparse re-validation (trial 0's inputs, a few elements changed)");
+  if (passed) one_trial(s, k + 1, s.seed, "sparse", "sparse re-validation (trial 0's inputs, a few elements changed)");
   s.phase_done("revalidation");
   return passed ? Next::go_on : Next::stop;
 }

@@ -34,9 +34,11 @@ void Evaluator::Impl::check_maps(EvaluationContext& s) {
   Verdict& v = s.verdict;
   for (const auto& name : vendor_libraries_mapped(s.runner.maps())) {
     if (!s.vendors_seen.insert(name).second) continue;
-    v.reasons.push_back({"rejected.vendor_library",
-                         "the runner had " + name + " mapped into its memory after the candidate's calls (loaded at "
-                         "run time, e.g. with dlopen); vendor libraries are not allowed here (--allow-vendor-libs)"});
+    v.reasons.push_back(
+        {"rejected.vendor_library",
+         "the runner had " + name +
+             " mapped into its memory after the candidate's calls (loaded at "
+             "run time, e.g. with dlopen); vendor libraries are not allowed here (--allow-vendor-libs)"});
   }
 }
 

@@ -40,7 +40,8 @@ void Evaluator::Impl::end_runner(EvaluationContext& s, bool ran_through) {
     v.checks.attribution = trusted ? "trusted" : "in_process";
     if (trusted) v.checks.attribution_basis = proved ? "static" : "replay";
     if (!trusted) {
-      nlohmann::json why = a.is_object() && a.contains("why") && a["why"].is_array() ? a["why"] : nlohmann::json::array();
+      nlohmann::json why =
+          a.is_object() && a.contains("why") && a["why"].is_array() ? a["why"] : nlohmann::json::array();
       if (replay) why.push_back("replay: " + replay->why);
       if (!why.empty()) v.checks.attribution_why = why;
     }

@@ -134,9 +134,9 @@ Next Evaluator::Impl::prepare_job(EvaluationContext& s) {
     if (!dc.ok()) return harness_error(v, "harness.oracle", dc.error().message);
     v.checks.device_before = dc->record;
     if (dc->clean == false)
-      return harness_error(v, "harness.device_not_clean",
-                           "a previous candidate's runner still holds the device (processes, contexts or memory): " +
-                               dc->record.dump());
+      return harness_error(
+          v, "harness.device_not_clean",
+          "a previous candidate's runner still holds the device (processes, contexts or memory): " + dc->record.dump());
   }
   auto l = runner_launch(job_dir, s.compiled, s.loaded_problem, (*setup)["buffers"]);
   if (!l.ok()) return harness_error(v, l.error().code, l.error().message);

@@ -34,8 +34,8 @@ Next Evaluator::Impl::run_trials(EvaluationContext& s) {
   }
   // fp32 problems are judged at fp32: zero-mean full-mantissa inputs expose TF32/fp16/bf16 operand rounding.
   if (ok && opt.precision == "fp32") {
-    auto r = one_trial(s, opt.trials, s.seed + 500, "precision", "precision trial (zero-mean inputs, wide range)",
-                       true);
+    auto r =
+        one_trial(s, opt.trials, s.seed + 500, "precision", "precision trial (zero-mean inputs, wide range)", true);
     ok = r.has_value();
     if (r && !r->empty()) {
       if (opt.allow_reduced_precision) {
@@ -44,9 +44,11 @@ Next Evaluator::Impl::run_trials(EvaluationContext& s) {
         if (r->front().code != "incorrect.reduced_precision")
           v.reasons.push_back({"incorrect.reduced_precision",
                                "the candidate passes the regular trials but misses fp32's tolerance on zero-mean "
-                               "full-mantissa inputs (" + r->front().detail + "): reduced-precision arithmetic "
-                               "(TF32, fp16 or bf16 operands) on an fp32 problem; allowed only with "
-                               "--allow-reduced-precision"});
+                               "full-mantissa inputs (" +
+                                   r->front().detail +
+                                   "): reduced-precision arithmetic "
+                                   "(TF32, fp16 or bf16 operands) on an fp32 problem; allowed only with "
+                                   "--allow-reduced-precision"});
         v.reasons.insert(v.reasons.end(), r->begin(), r->end());
         ok = false;
       }
@@ -62,7 +64,8 @@ std::vector<Reason> Evaluator::Impl::judge_comparison(EvaluationContext& s, cons
   *record = TrialRecord{};
   record->trial = trial;
   record->label = label;
-  if (auto seed = cmp.find("seed"); seed != cmp.end() && seed->is_number_unsigned()) record->seed = seed->get<uint64_t>();
+  if (auto seed = cmp.find("seed"); seed != cmp.end() && seed->is_number_unsigned())
+    record->seed = seed->get<uint64_t>();
   if (auto variant = cmp.find("variant"); variant != cmp.end() && variant->is_string()) record->variant = *variant;
   if (s.varying_shapes) record->shapes = s.trial_shapes;
   std::vector<Reason> reasons;
@@ -93,7 +96,8 @@ std::vector<Reason> Evaluator::Impl::judge_comparison(EvaluationContext& s, cons
       out.precision = PrecisionFigures{ps.error, ps.ref_error, precision_ratio(ps)};
       if (r.empty() && nt.empty()) {
         if (auto pr = judge_precision(where, ps)) {
-          if (!opt.allow_reduced_precision) r.push_back(*pr);
+          if (!opt.allow_reduced_precision)
+            r.push_back(*pr);
           else if (std::find(v.flags.begin(), v.flags.end(), "reduced_precision") == v.flags.end())
             v.flags.push_back("reduced_precision");
         }

@@ -19,18 +19,17 @@ std::string Cudart::load() {
     if (lib) break;
   }
   if (!lib) return std::string("cannot load libcudart (") + dlerror() + "); set LD_LIBRARY_PATH to the CUDA runtime";
-  bool ok = bind(lib, SetDevice, "cudaSetDevice") && bind(lib, SetDeviceFlags, "cudaSetDeviceFlags") &&
-            bind(lib, IpcOpenMemHandle, "cudaIpcOpenMemHandle") &&
-            bind(lib, IpcCloseMemHandle, "cudaIpcCloseMemHandle") &&
-            bind(lib, StreamCreateWithFlags, "cudaStreamCreateWithFlags") &&
-            bind(lib, StreamSynchronize, "cudaStreamSynchronize") &&
-            bind(lib, DeviceSynchronize, "cudaDeviceSynchronize") && bind(lib, GetLastError, "cudaGetLastError") &&
-            bind(lib, GetErrorName, "cudaGetErrorName") && bind(lib, GetErrorString, "cudaGetErrorString") &&
-            bind(lib, EventCreate, "cudaEventCreate") && bind(lib, EventRecord, "cudaEventRecord") &&
-            bind(lib, EventSynchronize, "cudaEventSynchronize") &&
-            bind(lib, EventElapsedTime, "cudaEventElapsedTime") && bind(lib, Malloc, "cudaMalloc") &&
-            bind(lib, Free, "cudaFree") && bind(lib, MemsetAsync, "cudaMemsetAsync") &&
-            bind(lib, DeviceGetAttribute, "cudaDeviceGetAttribute");
+  bool ok =
+      bind(lib, SetDevice, "cudaSetDevice") && bind(lib, SetDeviceFlags, "cudaSetDeviceFlags") &&
+      bind(lib, IpcOpenMemHandle, "cudaIpcOpenMemHandle") && bind(lib, IpcCloseMemHandle, "cudaIpcCloseMemHandle") &&
+      bind(lib, StreamCreateWithFlags, "cudaStreamCreateWithFlags") &&
+      bind(lib, StreamSynchronize, "cudaStreamSynchronize") && bind(lib, DeviceSynchronize, "cudaDeviceSynchronize") &&
+      bind(lib, GetLastError, "cudaGetLastError") && bind(lib, GetErrorName, "cudaGetErrorName") &&
+      bind(lib, GetErrorString, "cudaGetErrorString") && bind(lib, EventCreate, "cudaEventCreate") &&
+      bind(lib, EventRecord, "cudaEventRecord") && bind(lib, EventSynchronize, "cudaEventSynchronize") &&
+      bind(lib, EventElapsedTime, "cudaEventElapsedTime") && bind(lib, Malloc, "cudaMalloc") &&
+      bind(lib, Free, "cudaFree") && bind(lib, MemsetAsync, "cudaMemsetAsync") &&
+      bind(lib, DeviceGetAttribute, "cudaDeviceGetAttribute");
   if (!ok) return "libcudart lacks an entry point the runner needs";
   return {};
 }

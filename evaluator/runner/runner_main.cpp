@@ -140,9 +140,12 @@ struct Runner {
 
   static size_t element_size(int32_t dtype) {
     switch (dtype) {
-      case KF_FLOAT64: case KF_INT64: return 8;
-      case KF_FLOAT32: case KF_INT32: return 4;
-      case KF_FLOAT16: case KF_BFLOAT16: return 2;
+      case KF_FLOAT64:
+      case KF_INT64: return 8;
+      case KF_FLOAT32:
+      case KF_INT32: return 4;
+      case KF_FLOAT16:
+      case KF_BFLOAT16: return 2;
       default: return 1;
     }
   }

@@ -172,9 +172,9 @@ void format_record(State& s, const CUpti_Activity* record, std::string& line) {
     }
     case CUPTI_ACTIVITY_KIND_MARKER: {
       const auto* m = reinterpret_cast<const CUpti_ActivityMarker2*>(record);
-      const char* phase = (m->flags & CUPTI_ACTIVITY_FLAG_MARKER_START)   ? "start"
-                          : (m->flags & CUPTI_ACTIVITY_FLAG_MARKER_END)   ? "end"
-                                                                          : "instant";
+      const char* phase = (m->flags & CUPTI_ACTIVITY_FLAG_MARKER_START) ? "start"
+                          : (m->flags & CUPTI_ACTIVITY_FLAG_MARKER_END) ? "end"
+                                                                        : "instant";
       line += "{\"type\":\"marker\",\"phase\":\"";
       line += phase;
       line += "\",\"name\":";
@@ -196,8 +196,7 @@ void format_record(State& s, const CUpti_Activity* record, std::string& line) {
       if (o->end > o->start) s.overhead_ns += o->end - o->start;
       break;
     }
-    default:
-      break;
+    default: break;
   }
 }
 
@@ -207,8 +206,7 @@ void CUPTIAPI buffer_requested(uint8_t** buffer, size_t* size, size_t* max_recor
   *max_records = 0;
 }
 
-void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream_id, uint8_t* buffer, size_t /*size*/,
-                               size_t valid_size) {
+void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream_id, uint8_t* buffer, size_t /*size*/, size_t valid_size) {
   State& s = state();
   std::string lines;
   lines.reserve(valid_size / 2 + 256);

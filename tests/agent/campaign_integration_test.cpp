@@ -79,21 +79,26 @@ class Campaign : public ::testing::Test {
   }
 
   // A configuration pointing at the server. Prices: $1 per 1,000 input tokens.
-  std::string write_config(const std::string& name, int turns, bool stop_first, int samples = 1,
-                           int max_attempts = 2, int max_concurrent = 1) {
-    json c = {{"name", name},
-              {"provider", "openai-chat"},
-              {"base_url", "http://127.0.0.1:" + std::to_string(port_) + "/v1"},
-              {"api_key_env", ""},
-              {"model", "test-model"},
-              {"generation", {{"max_output_tokens", 2048}, {"stream", true}}},
-              {"timeouts", {{"connect_s", 2}, {"idle_s", 10}, {"total_s", 30}}},
-              {"retry", {{"max_attempts", max_attempts}, {"initial_backoff_s", 0.01}, {"max_backoff_s", 0.05},
-                         {"multiplier", 2.0}, {"jitter", 0.0}}},
-              {"rate_limits", {{"requests_per_minute", 0}, {"tokens_per_minute", 0}, {"max_concurrent", max_concurrent}}},
-              {"prices", {{"input", 1000.0}, {"cached_input", 1000.0}, {"output", 0.0}, {"reasoning", 0.0}}},
-              {"loop", {{"turns", turns}, {"samples", samples}, {"stop_at_first_correct", stop_first},
-                        {"keep_last_attempts", 0}}}};
+  std::string write_config(const std::string& name, int turns, bool stop_first, int samples = 1, int max_attempts = 2,
+                           int max_concurrent = 1) {
+    json c = {
+        {"name", name},
+        {"provider", "openai-chat"},
+        {"base_url", "http://127.0.0.1:" + std::to_string(port_) + "/v1"},
+        {"api_key_env", ""},
+        {"model", "test-model"},
+        {"generation", {{"max_output_tokens", 2048}, {"stream", true}}},
+        {"timeouts", {{"connect_s", 2}, {"idle_s", 10}, {"total_s", 30}}},
+        {"retry",
+         {{"max_attempts", max_attempts},
+          {"initial_backoff_s", 0.01},
+          {"max_backoff_s", 0.05},
+          {"multiplier", 2.0},
+          {"jitter", 0.0}}},
+        {"rate_limits", {{"requests_per_minute", 0}, {"tokens_per_minute", 0}, {"max_concurrent", max_concurrent}}},
+        {"prices", {{"input", 1000.0}, {"cached_input", 1000.0}, {"output", 0.0}, {"reasoning", 0.0}}},
+        {"loop",
+         {{"turns", turns}, {"samples", samples}, {"stop_at_first_correct", stop_first}, {"keep_last_attempts", 0}}}};
     auto path = dir_ / (name + ".json");
     std::ofstream(path) << c.dump(2);
     return path.string();
@@ -190,10 +195,10 @@ TEST_F(Campaign, ScriptedConversationRecordsEveryTurnAndFeedsBackEachOutcome) {
   auto reqs = requests();
   ASSERT_EQ(reqs.size(), 5u);
   const std::string first = reqs[0]["last_user_message"];
-  EXPECT_NE(first.find("torch.relu(x)"), std::string::npos);           // problem source
-  EXPECT_NE(first.find("KF_FLOAT32"), std::string::npos);              // kforge.h verbatim
+  EXPECT_NE(first.find("torch.relu(x)"), std::string::npos);  // problem source
+  EXPECT_NE(first.find("KF_FLOAT32"), std::string::npos);     // kforge.h verbatim
   EXPECT_NE(first.find("kf_forward"), std::string::npos);
-  EXPECT_NE(first.find("128"), std::string::npos);                     // the signature's shapes
+  EXPECT_NE(first.find("128"), std::string::npos);  // the signature's shapes
   EXPECT_NE(reqs[1]["last_user_message"].get<std::string>().find("no fenced code block"), std::string::npos);
   EXPECT_NE(reqs[2]["last_user_message"].get<std::string>().find("did not compile"), std::string::npos);
   EXPECT_NE(reqs[2]["last_user_message"].get<std::string>().find("undeclared_thing"), std::string::npos);
@@ -206,7 +211,9 @@ TEST_F(Campaign, ScriptedConversationRecordsEveryTurnAndFeedsBackEachOutcome) {
 
   // The report agrees: one unit, correct, 5 evaluations, 3 kernel failures, $5 spent.
   std::string report_json = (dir_ / "report.json").string();
-  ASSERT_EQ(kf::testing::run_shell(kKforge + " report " + (dir_ / "run").string() + " --format json >" + report_json).exit_code, 0);
+  ASSERT_EQ(kf::testing::run_shell(kKforge + " report " + (dir_ / "run").string() + " --format json >" + report_json)
+                .exit_code,
+            0);
   auto rep = json::parse(read_text(report_json))["configurations"][0];
   EXPECT_EQ(rep["correct"]["count"], 1);
   EXPECT_EQ(rep["evaluations"], 5);
@@ -219,8 +226,10 @@ TEST_F(Campaign, YardsticksReachCorpusFeedbackReportsAndThePeakStopRuleEndsEarly
   // and a peak target every correct kernel reaches: the unit ends after its first correct kernel although
   // stop_at_first_correct is off and four turns are allowed.
   json u = {{"input", 1000}, {"output", 100}, {"reasoning", 10}};
-  start_server(json::array({{{"answer", kRelu}, {"usage", u}}, {{"answer", kRelu}, {"usage", u}},
-                            {{"answer", kRelu}, {"usage", u}}, {{"answer", kRelu}, {"usage", u}}}));
+  start_server(json::array({{{"answer", kRelu}, {"usage", u}},
+                            {{"answer", kRelu}, {"usage", u}},
+                            {{"answer", kRelu}, {"usage", u}},
+                            {{"answer", kRelu}, {"usage", u}}}));
   auto config = write_config("yardsticks", 4, /*stop_first=*/false);
   json c = json::parse(read_text(config));
   c["loop"]["stop_at_peak_fraction"] = 1e-9;
@@ -273,15 +282,17 @@ TEST_F(Campaign, YardsticksReachCorpusFeedbackReportsAndThePeakStopRuleEndsEarly
   EXPECT_EQ(rep["peak_fraction"]["n"], 1);
   EXPECT_TRUE(rep["baseline_peak_fraction"]["compile"]["median"].is_number());
   const std::string html_file = (dir_ / "report.html").string();
-  ASSERT_EQ(kf::testing::run_shell(kKforge + " report " + (dir_ / "run").string() + " --format html >" + html_file).exit_code,
-            0);
+  ASSERT_EQ(
+      kf::testing::run_shell(kKforge + " report " + (dir_ / "run").string() + " --format html >" + html_file).exit_code,
+      0);
   const std::string html = read_text(html_file);
   EXPECT_NE(html.find("Fraction of peak per problem"), std::string::npos);
   EXPECT_NE(html.find("data-series=\"torch.compile\""), std::string::npos);
   EXPECT_NE(html.find("fraction of peak: torch.compile"), std::string::npos);
   const std::string cmp_file = (dir_ / "compare.md").string();
   ASSERT_EQ(kf::testing::run_shell(kKforge + " compare " + (dir_ / "run").string() + " " + (dir_ / "run").string() +
-                                   " >" + cmp_file).exit_code,
+                                   " >" + cmp_file)
+                .exit_code,
             0);
   EXPECT_NE(read_text(cmp_file).find("| fraction of peak: kernels, median [p25-p75] |"), std::string::npos);
 }
@@ -379,7 +390,9 @@ TEST_F(Campaign, ReverifyWritesItsResultsWhereTheReportFindsThem) {
   for (const auto& k : rv["kernels"]) EXPECT_TRUE(checks.count(k["speedup_check"])) << k.dump();
 
   std::string report_json = (dir_ / "report.json").string();
-  ASSERT_EQ(kf::testing::run_shell(kKforge + " report '" + run_dir.string() + "' --format json >" + report_json).exit_code, 0);
+  ASSERT_EQ(
+      kf::testing::run_shell(kKforge + " report '" + run_dir.string() + "' --format json >" + report_json).exit_code,
+      0);
   auto rep = json::parse(read_text(report_json))["configurations"][0];
   EXPECT_EQ(rep["reverify"]["file"], (run_dir / "reverify.json").string());
   // Every faster unit's best kernel was re-judged; a claim that did not hold is never verified.
@@ -399,9 +412,8 @@ TEST_F(Campaign, ReverifyWritesItsResultsWhereTheReportFindsThem) {
 TEST_F(Campaign, ProviderOutageIsRecordedAsProviderFailuresNotKernelFailures) {
   start_server(json::array({{{"status", 503}, {"times", "unlimited"}}}));
   auto config = write_config("outage", 3, true, 1, /*max_attempts=*/2);
-  EXPECT_EQ(run("--config " + config + " --problems " + kDemo + "/1_demo_relu.py," + kDemo +
-                "/2_demo_sum_reduction.py"),
-            1)
+  EXPECT_EQ(
+      run("--config " + config + " --problems " + kDemo + "/1_demo_relu.py," + kDemo + "/2_demo_sum_reduction.py"), 1)
       << log();
   auto rs = records();
   EXPECT_TRUE(of_kind(rs, "evaluation").empty());
@@ -414,7 +426,9 @@ TEST_F(Campaign, ProviderOutageIsRecordedAsProviderFailuresNotKernelFailures) {
   }
   EXPECT_EQ(requests().size(), 4u);  // two attempts per unit
   std::string report_json = (dir_ / "report.json").string();
-  ASSERT_EQ(kf::testing::run_shell(kKforge + " report " + (dir_ / "run").string() + " --format json >" + report_json).exit_code, 0);
+  ASSERT_EQ(kf::testing::run_shell(kKforge + " report " + (dir_ / "run").string() + " --format json >" + report_json)
+                .exit_code,
+            0);
   auto rep = json::parse(read_text(report_json))["configurations"][0];
   EXPECT_EQ(rep["provider_failures"]["total"], 2);
   EXPECT_EQ(rep["kernel_failures"]["total"], 0);
@@ -431,15 +445,25 @@ TEST_F(Campaign, RealRateLimitAndQuotaShapesInACampaign) {
       "learn more. You can increase your rate limit by adding a payment method to your account at "
       "https://platform.openai.com/account/billing.";
   start_server(json::array(
-      {{{"match", "torch\\.relu"}, {"times", 1}, {"status", 429}, {"error_type", "requests"},
-        {"error_code", "rate_limit_exceeded"}, {"error_message", rpd}},
-       {{"match", "torch\\.relu"}, {"times", 1}, {"answer", kRelu}, {"reasoning", "one thread per element"},
-        {"report_reasoning_tokens", false}, {"usage", {{"input", 1000}, {"output", 30}, {"reasoning", 10}}}},
-       {{"match", "torch\\.sum"}, {"status", 429}, {"error_type", "insufficient_quota"},
+      {{{"match", "torch\\.relu"},
+        {"times", 1},
+        {"status", 429},
+        {"error_type", "requests"},
+        {"error_code", "rate_limit_exceeded"},
+        {"error_message", rpd}},
+       {{"match", "torch\\.relu"},
+        {"times", 1},
+        {"answer", kRelu},
+        {"reasoning", "one thread per element"},
+        {"report_reasoning_tokens", false},
+        {"usage", {{"input", 1000}, {"output", 30}, {"reasoning", 10}}}},
+       {{"match", "torch\\.sum"},
+        {"status", 429},
+        {"error_type", "insufficient_quota"},
         {"error_message", "You exceeded your current quota, please check your plan and billing details."}}}));
   auto config = write_config("shapes", 1, true, 1, /*max_attempts=*/3);
-  EXPECT_EQ(run("--config " + config + " --problems " + kDemo + "/1_demo_relu.py," + kDemo + "/2_demo_sum_reduction.py"),
-            1)
+  EXPECT_EQ(
+      run("--config " + config + " --problems " + kDemo + "/1_demo_relu.py," + kDemo + "/2_demo_sum_reduction.py"), 1)
       << log();
   auto rs = records();
   auto evals = of_kind(rs, "evaluation");
@@ -448,7 +472,8 @@ TEST_F(Campaign, RealRateLimitAndQuotaShapesInACampaign) {
   EXPECT_EQ(evals[0]["verdict"]["verdict"], "correct");
   EXPECT_EQ(evals[0]["reply"]["attempts"], 2);
   EXPECT_EQ(evals[0]["usage"]["reasoning_tokens_source"], "estimated");
-  EXPECT_EQ(evals[0]["usage"]["output_tokens"].get<int64_t>() + evals[0]["usage"]["reasoning_tokens"].get<int64_t>(), 40);
+  EXPECT_EQ(evals[0]["usage"]["output_tokens"].get<int64_t>() + evals[0]["usage"]["reasoning_tokens"].get<int64_t>(),
+            40);
   auto failures = of_kind(rs, "provider_failure");
   ASSERT_EQ(failures.size(), 1u);
   EXPECT_EQ(failures[0]["problem"]["name"], "2_demo_sum_reduction");

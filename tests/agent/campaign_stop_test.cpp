@@ -65,8 +65,8 @@ std::vector<std::string> leftovers_of(long pid) {
   std::vector<std::string> out;
   const std::string tag = "job-" + std::to_string(pid) + ".";
   std::error_code ec;
-  for (auto it = fs::recursive_directory_iterator("/sys/fs/cgroup", ec); !ec && it != fs::recursive_directory_iterator();
-       it.increment(ec))
+  for (auto it = fs::recursive_directory_iterator("/sys/fs/cgroup", ec);
+       !ec && it != fs::recursive_directory_iterator(); it.increment(ec))
     if (it->is_directory(ec) && it->path().filename().string().find(tag) != std::string::npos)
       out.push_back("group " + it->path().string());
   for (const auto& e : fs::directory_iterator("/proc", ec)) {
@@ -115,18 +115,23 @@ class CampaignStop : public ::testing::Test {
   }
   std::string write_config(const std::string& name, int samples, int max_concurrent = 1,
                            const json& loop = json::object()) {
-    json c = {{"name", name},
-              {"provider", "openai-chat"},
-              {"base_url", "http://127.0.0.1:" + std::to_string(server_->port()) + "/v1"},
-              {"api_key_env", ""},
-              {"model", "test-model"},
-              {"generation", {{"max_output_tokens", 2048}, {"stream", true}}},
-              {"timeouts", {{"connect_s", 2}, {"idle_s", 30}, {"total_s", 60}}},
-              {"retry", {{"max_attempts", 1}, {"initial_backoff_s", 0.01}, {"max_backoff_s", 0.05},
-                         {"multiplier", 2.0}, {"jitter", 0.0}}},
-              {"rate_limits", {{"requests_per_minute", 0}, {"tokens_per_minute", 0}, {"max_concurrent", max_concurrent}}},
-              {"prices", {{"input", 1000.0}, {"cached_input", 1000.0}, {"output", 0.0}, {"reasoning", 0.0}}},
-              {"loop", {{"turns", 1}, {"samples", samples}, {"stop_at_first_correct", true}, {"keep_last_attempts", 0}}}};
+    json c = {
+        {"name", name},
+        {"provider", "openai-chat"},
+        {"base_url", "http://127.0.0.1:" + std::to_string(server_->port()) + "/v1"},
+        {"api_key_env", ""},
+        {"model", "test-model"},
+        {"generation", {{"max_output_tokens", 2048}, {"stream", true}}},
+        {"timeouts", {{"connect_s", 2}, {"idle_s", 30}, {"total_s", 60}}},
+        {"retry",
+         {{"max_attempts", 1},
+          {"initial_backoff_s", 0.01},
+          {"max_backoff_s", 0.05},
+          {"multiplier", 2.0},
+          {"jitter", 0.0}}},
+        {"rate_limits", {{"requests_per_minute", 0}, {"tokens_per_minute", 0}, {"max_concurrent", max_concurrent}}},
+        {"prices", {{"input", 1000.0}, {"cached_input", 1000.0}, {"output", 0.0}, {"reasoning", 0.0}}},
+        {"loop", {{"turns", 1}, {"samples", samples}, {"stop_at_first_correct", true}, {"keep_last_attempts", 0}}}};
     c["loop"].update(loop);
     auto path = dir_ / (name + ".json");
     std::ofstream(path) << c.dump(2);
@@ -155,12 +160,16 @@ class CampaignStop : public ::testing::Test {
         kf::ChildCommand{{"/bin/sh", "-c",
                           "echo $$ > '" + pid_file.string() + "'; exec env " + run_command(args) + " >'" +
                               (dir_ / log_name).string() + "' 2>&1"},
-                         {}, false, "", 0},
+                         {},
+                         false,
+                         "",
+                         0},
         "/dev/null", "/dev/null");
     EXPECT_TRUE(child.ok());
     if (!child.ok()) return 0;
     background_ = std::move(*child);
-    for (int i = 0; i < 200 && read_text(pid_file).empty(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    for (int i = 0; i < 200 && read_text(pid_file).empty(); ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
     return std::atol(read_text(pid_file).c_str());
   }
   std::vector<json> records() { return read_jsonl(dir_ / "run" / "evaluations.jsonl"); }
@@ -184,7 +193,8 @@ class CampaignStop : public ::testing::Test {
   std::set<std::string> unrecorded_replies() {
     std::set<std::string> out;
     std::error_code ec;
-    for (const auto& e : fs::directory_iterator(dir_ / "run" / "replies", ec)) out.insert("replies/" + e.path().filename().string());
+    for (const auto& e : fs::directory_iterator(dir_ / "run" / "replies", ec))
+      out.insert("replies/" + e.path().filename().string());
     for (const auto& r : records())
       if (r.contains("reply") && r["reply"].is_object()) out.erase(r["reply"]["path"].get<std::string>());
     return out;
@@ -265,14 +275,17 @@ void kill_and_resume_search(CampaignStop& t, const std::string& name, const json
 // rerun stopped 3 units on "mock_script_exhausted": the scripted answers run out once calls on the wire at a kill
 // are asked again, so the check of a whole resumed search never ran. Run it with --gtest_also_run_disabled_tests.
 TEST_F(CampaignStop, DISABLED_AKilledBeamSearchResumesWithNoEvaluationLostOrRepeated) {
-  kill_and_resume_search(*this, "beam",
-                         {{"strategy", "beam"}, {"rounds", 3}, {"stop_at_first_correct", false}, {"beam", {{"width", 2}}}},
-                         6);
+  kill_and_resume_search(
+      *this, "beam", {{"strategy", "beam"}, {"rounds", 3}, {"stop_at_first_correct", false}, {"beam", {{"width", 2}}}},
+      6);
 }
 
 TEST_F(CampaignStop, DISABLED_AKilledEvolveSearchResumesWithNoEvaluationLostOrRepeated) {
   kill_and_resume_search(*this, "evolve",
-                         {{"strategy", "evolve"}, {"rounds", 3}, {"seed", 5}, {"stop_at_first_correct", false},
+                         {{"strategy", "evolve"},
+                          {"rounds", 3},
+                          {"seed", 5},
+                          {"stop_at_first_correct", false},
                           {"evolve", {{"islands", 2}, {"children", 1}, {"migrate_every", 2}}}},
                          6);
 }
@@ -308,10 +321,12 @@ TEST_F(CampaignStop, ASecondSigtermOrTheDeadlineAborts) {
   const long pid = start_run(args, "deadline.log");
   ASSERT_GT(pid, 0);
   // Calls are on the wire for 3 s; SIGTERM gives them 0.5 s: kforge aborts at the deadline.
-  for (int i = 0; i < 400 && server_->requests().empty(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(25));
+  for (int i = 0; i < 400 && server_->requests().empty(); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(25));
   EXPECT_EQ(background_->stop(SIGTERM), 143);
   EXPECT_NE(log("deadline.log").find("deadline reached"), std::string::npos) << log("deadline.log");
-  for (int i = 0; i < 400 && !leftovers_of(pid).empty(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  for (int i = 0; i < 400 && !leftovers_of(pid).empty(); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
   EXPECT_EQ(joined(leftovers_of(pid)), "");
 }
 
@@ -342,9 +357,9 @@ TEST_F(CampaignStop, BudgetsHoldForRoundsThatAskSeveralCallsAtOnce) {
   start_server(0.5);
   // A beam asks three calls per round; one slot, so two wait. With $1.5 the cap is reached when the second
   // reply arrives: the calls still waiting are never sent, whichever unit's round they belong to.
-  auto capped = write_config("beam-capped", /*samples=*/1, /*max_concurrent=*/1,
-                             {{"strategy", "beam"}, {"rounds", 3}, {"stop_at_first_correct", false},
-                              {"beam", {{"width", 3}}}});
+  auto capped =
+      write_config("beam-capped", /*samples=*/1, /*max_concurrent=*/1,
+                   {{"strategy", "beam"}, {"rounds", 3}, {"stop_at_first_correct", false}, {"beam", {{"width", 3}}}});
   ASSERT_EQ(run("--config " + capped + " --problems " + kDemo + " --budget-usd 1.5", "beam-budget.log"), 0)
       << log("beam-budget.log");
   EXPECT_EQ(server_->requests().size(), 2u) << log("beam-budget.log");
@@ -355,8 +370,11 @@ TEST_F(CampaignStop, APerProblemEvaluationBudgetIsNeverExceededByARound) {
   start_server(0);
   // Width 3 and 4 evaluations per problem: round 1 asks 3, round 2 only the 1 left, never 3.
   auto config = write_config("beam-evals", /*samples=*/1, /*max_concurrent=*/3,
-                             {{"strategy", "beam"}, {"rounds", 5}, {"stop_at_first_correct", false},
-                              {"beam", {{"width", 3}}}, {"budget", {{"evaluations", 4}}}});
+                             {{"strategy", "beam"},
+                              {"rounds", 5},
+                              {"stop_at_first_correct", false},
+                              {"beam", {{"width", 3}}},
+                              {"budget", {{"evaluations", 4}}}});
   ASSERT_EQ(run("--config " + config + " --problems " + kDemo, "beam-evals.log"), 0) << log("beam-evals.log");
   EXPECT_EQ(server_->requests().size(), 12u);
   const auto rs = records();
@@ -461,8 +479,8 @@ void kill_and_resume_search(CampaignStop& t, const std::string& name, const json
       // A call on the wire when kforge died never reached it: asked again on rerun, the one repeat allowed.
       std::error_code ec;
       size_t saved = 0;
-      for (auto it = fs::directory_iterator(fs::path(t.run_dir()) / "replies", ec); !ec && it != fs::directory_iterator();
-           ++it)
+      for (auto it = fs::directory_iterator(fs::path(t.run_dir()) / "replies", ec);
+           !ec && it != fs::directory_iterator(); ++it)
         ++saved;
       t.requests_lost_ = t.server_->requests().size() - saved;
     }

@@ -1,8 +1,8 @@
 // What candidate_format means per backend, and the shipped templates of every (format, backend).
 #include <gtest/gtest.h>
 
-#include "agent/prompt/feedback.h"
 #include "agent/prompt/candidate_format.h"
+#include "agent/prompt/feedback.h"
 #include "agent/prompt/prompt_templates.h"
 
 namespace kf::agent {
@@ -47,13 +47,16 @@ TEST(CandidateFormat, ShippedTemplatesOfEveryFormatRender) {
   const std::vector<Case> cases = {
       {CandidateFormat::kf_forward, true, {"kf_forward", "```c\n// sig", "labelled `cuda`", "NVIDIA H200 (sm_90)"}},
       {CandidateFormat::kf_forward, false, {"kf_forward", "labelled `cpp`", "the host CPU"}},
-      {CandidateFormat::kernelbench_cuda, true,
+      {CandidateFormat::kernelbench_cuda,
+       true,
        {"class ModelNew(nn.Module)", "cuda_sources", "__global__", "labelled `python`", "NVIDIA H200 (sm_90)",
         "Reference model 19_ReLU:", "keep fp32 accuracy"}},
-      {CandidateFormat::kernelbench_cuda, false,
+      {CandidateFormat::kernelbench_cuda,
+       false,
        {"class ModelNew(nn.Module)", "no\n  `cuda_sources`", "load_inline(name=\"example_add\", cpp_sources=cpp_source",
         "labelled `python`", "the host CPU", "Reference model 19_ReLU:"}},
-      {CandidateFormat::kernelbench_triton, true,
+      {CandidateFormat::kernelbench_triton,
+       true,
        {"class ModelNew(nn.Module)", "@triton.jit", "kernel[grid](...)", "labelled `python`",
         "Reference model 19_ReLU:"}},
   };
@@ -86,7 +89,8 @@ TEST(CandidateFormat, ShippedTemplatesOfEveryFormatRender) {
              {"runtime_error", {{"error", "e"}}},
              {"timeout", {{"error", "e"}}},
              {"rejected", {{"reason", "r"}}},
-             {"correct", correct_feedback_vars(eval::Verdict::from_json({{"verdict", "correct"}, {"time_ms", 1.0}, {"speedup", 2.0}}))},
+             {"correct", correct_feedback_vars(
+                             eval::Verdict::from_json({{"verdict", "correct"}, {"time_ms", 1.0}, {"speedup", 2.0}}))},
              {"no_code", {{"reason", "r"}, {"code_label", spec->code_label}}}}) {
       auto r = t->render(name, v);
       ASSERT_TRUE(r.ok()) << what << ": " << name << ": " << r.error().message;
@@ -109,8 +113,10 @@ TEST(CandidateFormat, PrecisionFollowsTheAllowance) {
   auto spec = candidate_spec(CandidateFormat::kernelbench_cuda, true);
   ASSERT_TRUE(spec.ok());
   EXPECT_NE(format_vars(*spec, {}, {false, true}).at("precision").find("accepted"), std::string::npos);
-  EXPECT_NE(format_vars(*spec, {}, {true, false}).at("allowed_libraries").find("cuBLAS, cuDNN and other vendor "
-                                                                               "libraries are allowed"),
+  EXPECT_NE(format_vars(*spec, {}, {true, false})
+                .at("allowed_libraries")
+                .find("cuBLAS, cuDNN and other vendor "
+                      "libraries are allowed"),
             std::string::npos);
 }
 

@@ -24,9 +24,10 @@ eval::Verdict correct_verdict(double speedup, std::optional<std::array<double, 4
 }
 
 eval::Verdict failed_verdict(const std::string& verdict, const std::string& code) {
-  return eval::Verdict::from_json({{"verdict", verdict},
-          {"correct", false},
-          {"reasons", nlohmann::json::array({{{"code", code}, {"detail", "what " + code + " found"}}})}});
+  return eval::Verdict::from_json(
+      {{"verdict", verdict},
+       {"correct", false},
+       {"reasons", nlohmann::json::array({{{"code", code}, {"detail", "what " + code + " found"}}})}});
 }
 
 corpus::Claim claim(std::optional<double> speedup, bool correct = true) {
@@ -41,13 +42,13 @@ TEST(SpeedupSupported, OverlapOrTheSameSideOfOne) {
   const SpeedupFigure measured_fast{1.25, SpeedupInterval{1.2, 1.3}};
   const SpeedupFigure measured_slow{0.95, SpeedupInterval{0.93, 0.97}};
   const SpeedupFigure measured_even{1.0, SpeedupInterval{0.95, 1.05}};
-  EXPECT_TRUE(speedup_supported({1.25, std::nullopt}, measured_fast));   // within
-  EXPECT_TRUE(speedup_supported({2.1, std::nullopt}, measured_fast));    // both above 1.0
-  EXPECT_FALSE(speedup_supported({2.1, std::nullopt}, measured_slow));   // the example
-  EXPECT_TRUE(speedup_supported({0.5, std::nullopt}, measured_slow));    // both below 1.0
-  EXPECT_TRUE(speedup_supported({1.02, std::nullopt}, measured_even));   // within an interval across 1.0
-  EXPECT_FALSE(speedup_supported({1.5, std::nullopt}, measured_even));   // neither
-  EXPECT_FALSE(speedup_supported({1.0, std::nullopt}, measured_fast));   // 1.0 is on no side
+  EXPECT_TRUE(speedup_supported({1.25, std::nullopt}, measured_fast));  // within
+  EXPECT_TRUE(speedup_supported({2.1, std::nullopt}, measured_fast));   // both above 1.0
+  EXPECT_FALSE(speedup_supported({2.1, std::nullopt}, measured_slow));  // the example
+  EXPECT_TRUE(speedup_supported({0.5, std::nullopt}, measured_slow));   // both below 1.0
+  EXPECT_TRUE(speedup_supported({1.02, std::nullopt}, measured_even));  // within an interval across 1.0
+  EXPECT_FALSE(speedup_supported({1.5, std::nullopt}, measured_even));  // neither
+  EXPECT_FALSE(speedup_supported({1.0, std::nullopt}, measured_fast));  // 1.0 is on no side
   // Claimed intervals (campaign kernels): overlap, or both entirely on one side.
   EXPECT_TRUE(speedup_supported({1.5, SpeedupInterval{1.4, 1.6}}, {2.0, SpeedupInterval{1.9, 2.1}}));
   EXPECT_FALSE(speedup_supported({1.1, SpeedupInterval{0.9, 1.3}}, {2.0, SpeedupInterval{1.9, 2.1}}));

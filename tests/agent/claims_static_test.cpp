@@ -14,7 +14,8 @@ namespace {
 using Kinds = std::vector<std::string>;
 
 TEST(SolutionKinds, KernelsOfItsOwnAndWhatElseItUses) {
-  EXPECT_EQ(classify_solution("src = '''__global__ void k(float* x) {}'''\nclass ModelNew: pass\n"), Kinds{"cuda_kernel"});
+  EXPECT_EQ(classify_solution("src = '''__global__ void k(float* x) {}'''\nclass ModelNew: pass\n"),
+            Kinds{"cuda_kernel"});
   EXPECT_EQ(classify_solution("import triton\n@triton.jit\ndef k(x_ptr):\n    pass\n"), Kinds{"triton_kernel"});
   EXPECT_EQ(classify_solution("class ModelNew:\n    def forward(self, x):\n        return x.sum(1)\n"),
             Kinds{"no_own_kernel"});
@@ -108,12 +109,21 @@ TEST(HardwareName, TheModelOfAStatedGpu) {
 TEST(TaskQuality, AnAuditJoinedByPathElseByAUniqueName) {
   const nlohmann::json doc = {
       {"problems",
-       {{{"problem", "/d/level1/12_Diag.py"}, {"name", "12_Diag"}, {"error", nullptr},
-         {"degenerate", {{"allclose@1e-2", false}, {"kforge", true}}}, {"fooled", {{"allclose@1e-2", true}}}},
-        {{"problem", "/d/level1/19_ReLU.py"}, {"name", "19_ReLU"}, {"error", nullptr},
-         {"degenerate", {{"kforge", false}}}, {"fooled", {{"allclose@1e-2", true}, {"kforge", false}}}},
-        {{"problem", "/d/level1/20_Clean.py"}, {"name", "20_Clean"}, {"error", nullptr},
-         {"degenerate", {{"kforge", false}}}, {"fooled", {{"kforge", false}}}},
+       {{{"problem", "/d/level1/12_Diag.py"},
+         {"name", "12_Diag"},
+         {"error", nullptr},
+         {"degenerate", {{"allclose@1e-2", false}, {"kforge", true}}},
+         {"fooled", {{"allclose@1e-2", true}}}},
+        {{"problem", "/d/level1/19_ReLU.py"},
+         {"name", "19_ReLU"},
+         {"error", nullptr},
+         {"degenerate", {{"kforge", false}}},
+         {"fooled", {{"allclose@1e-2", true}, {"kforge", false}}}},
+        {{"problem", "/d/level1/20_Clean.py"},
+         {"name", "20_Clean"},
+         {"error", nullptr},
+         {"degenerate", {{"kforge", false}}},
+         {"fooled", {{"kforge", false}}}},
         {{"problem", "/d/level1/21_Broken.py"}, {"name", "21_Broken"}, {"error", {{"code", "x"}}}}}}};
   auto a = ProblemAudit::parse(doc, "audit.json");
   ASSERT_TRUE(a) << a.error().message;

@@ -5,8 +5,9 @@
 namespace kf::agent {
 namespace {
 
-const char* kKernel = "#include \"kforge.h\"\nextern \"C\" int kf_forward(const kf_tensor* in, int32_t n,\n"
-                      "    kf_tensor* out, int32_t m, void* s) {\n  return 0;\n}\n";
+const char* kKernel =
+    "#include \"kforge.h\"\nextern \"C\" int kf_forward(const kf_tensor* in, int32_t n,\n"
+    "    kf_tensor* out, int32_t m, void* s) {\n  return 0;\n}\n";
 
 TEST(Extract, LabelledCudaBlock) {
   auto ex = extract_source(std::string("Here:\n```cuda\n") + kKernel + "```\nDone.");
@@ -61,7 +62,8 @@ TEST(Extract, ADeclarationOrCallIsNotADefinition) {
   EXPECT_FALSE(defines_kf_forward("int kf_forward(const kf_tensor*, int32_t, kf_tensor*, int32_t, void*);"));
   EXPECT_FALSE(defines_kf_forward("int main() { return kf_forward(0, 0, 0, 0, 0); }"));
   EXPECT_FALSE(defines_kf_forward("int my_kf_forward(int a) { return a; }"));
-  EXPECT_TRUE(defines_kf_forward("int kf_forward(const kf_tensor* i, int32_t n, kf_tensor* o, int32_t m, void* s)\n{ }"));
+  EXPECT_TRUE(
+      defines_kf_forward("int kf_forward(const kf_tensor* i, int32_t n, kf_tensor* o, int32_t m, void* s)\n{ }"));
 }
 
 TEST(Extract, LongerFenceContainsShorterOne) {
@@ -76,7 +78,6 @@ TEST(Extract, TruncatedAnswerStillYieldsTheBlock) {
   ASSERT_EQ(blocks.size(), 1u);
   EXPECT_FALSE(blocks[0].terminated);
 }
-
 
 // ---- KernelBench's format: a python block defining ModelNew ----
 
@@ -121,7 +122,8 @@ TEST(ExtractModelNew, EachAcceptedLabelAndUnlabelled) {
 
 TEST(ExtractModelNew, TakesTheLastBlockThatDefinesModelNew) {
   const std::string draft = "class ModelNew(nn.Module):\n    pass  # first draft\n";
-  const std::string answer = "A first idea:\n```python\n" + draft + "```\nThe CUDA part on its own:\n```cuda\n"
+  const std::string answer = "A first idea:\n```python\n" + draft +
+                             "```\nThe CUDA part on its own:\n```cuda\n"
                              "__global__ void k(float* x) {}\n```\nA usage example:\n```python\nmodel = ModelNew()\n"
                              "print(model(torch.randn(4)))\n```\nThe final version:\n```python\n" +
                              kSolution + "```\nAnd to run it:\n```\npython solution.py\n```\n";

@@ -10,11 +10,15 @@ namespace kf::agent {
 namespace {
 
 eval::Verdict correct_with_peak() {
-  nlohmann::json peak = {{"time_ms", 2.0},     {"memory_ms", 0.5},      {"compute_ms", 0.1},
-                         {"bound_ms", 0.5},    {"bound_by", "memory"},  {"fraction", 0.25},
+  nlohmann::json peak = {{"time_ms", 2.0},         {"memory_ms", 0.5},         {"compute_ms", 0.1},
+                         {"bound_ms", 0.5},        {"bound_by", "memory"},     {"fraction", 0.25},
                          {"achieved_gbps", 812.4}, {"achieved_tflops", 0.2043}};
-  return eval::Verdict::from_json({{"verdict", "correct"}, {"correct", true}, {"time_ms", 2.0}, {"ref_time_ms", 3.0},
-                                   {"speedup", 1.5}, {"peak", peak}});
+  return eval::Verdict::from_json({{"verdict", "correct"},
+                                   {"correct", true},
+                                   {"time_ms", 2.0},
+                                   {"ref_time_ms", 3.0},
+                                   {"speedup", 1.5},
+                                   {"peak", peak}});
 }
 
 eval::KernelProfile profile() {
@@ -31,8 +35,10 @@ eval::KernelProfile profile() {
 TEST(Feedback, TheRooflineSaysWhatTheKernelAchieves) {
   auto vars = correct_feedback_vars(correct_with_peak());
   EXPECT_EQ(vars.at("achieved"), "812 GB/s and 0.204 TFLOP/s achieved");
-  EXPECT_EQ(vars.at("roofline").rfind("Your kernel reaches 25% of the memory bound (812 GB/s and 0.204 TFLOP/s "
-                                      "achieved) (the bound:", 0),
+  EXPECT_EQ(vars.at("roofline")
+                .rfind("Your kernel reaches 25% of the memory bound (812 GB/s and 0.204 TFLOP/s "
+                       "achieved) (the bound:",
+                       0),
             0u)
       << vars.at("roofline");
   EXPECT_EQ(vars.at("profile"), "");  // not profiled: nothing, not even a line

@@ -18,8 +18,8 @@
 
 namespace {
 namespace fs = std::filesystem;
-using nlohmann::json;
 using kf::testing::quote;
+using nlohmann::json;
 
 const std::string kFixture = std::string(KFORGE_TEST_SOURCE_DIR) + "/tests/agent/fixtures/kernelbench_run";
 
@@ -38,8 +38,8 @@ class ImportIntegration : public ::testing::Test {
   }
   // Runs kforge with `args`, stdout into dir_/<log>, stderr appended to it; returns the exit code.
   int kforge(const std::string& args, const std::string& log) {
-    const std::string cmd = "KFORGE_PYTHON=" + quote(python_) + " " + quote(kf::testing::kforge_binary()) + " " +
-                            args + " >" + quote(dir_ + "/" + log) + " 2>&1";
+    const std::string cmd = "KFORGE_PYTHON=" + quote(python_) + " " + quote(kf::testing::kforge_binary()) + " " + args +
+                            " >" + quote(dir_ + "/" + log) + " 2>&1";
     return kf::testing::run_shell(cmd).exit_code;
   }
   std::string log(const std::string& name) { return kf::testing::slurp(dir_ + "/" + name); }
@@ -54,11 +54,13 @@ TEST_F(ImportIntegration, ImportReverifyReport) {
                                   quote(kFixture + "/kernelbench") + " --baseline " +
                                   quote(kFixture + "/timing/toy_hw/baseline_time_torch.json");
   ASSERT_EQ(kforge("import " + import_args, "import.log"), 0) << log("import.log");
-  EXPECT_NE(log("import.log").find("| toy_run | kernelbench-run | 1 | 9 | 7 | 6 | 0 | 7 | 7 | 4 | 1 | 1 (4) |"), std::string::npos)
+  EXPECT_NE(log("import.log").find("| toy_run | kernelbench-run | 1 | 9 | 7 | 6 | 0 | 7 | 7 | 4 | 1 | 1 (4) |"),
+            std::string::npos)
       << log("import.log");
   // Idempotent.
   ASSERT_EQ(kforge("import " + import_args, "import2.log"), 0) << log("import2.log");
-  EXPECT_NE(log("import2.log").find("| toy_run | kernelbench-run | 1 | 9 | 7 | 0 | 6 |"), std::string::npos) << log("import2.log");
+  EXPECT_NE(log("import2.log").find("| toy_run | kernelbench-run | 1 | 9 | 7 | 0 | 6 |"), std::string::npos)
+      << log("import2.log");
   ASSERT_EQ(kforge("status " + quote(corpus()), "status.log"), 0) << log("status.log");
   EXPECT_NE(log("status.log").find("8 imported solutions (7 claimed correct"), std::string::npos) << log("status.log");
 
@@ -144,7 +146,8 @@ TEST_F(ImportIntegration, ReverifyResumesFromItsJournalAndJudgesNothingTwice) {
   EXPECT_EQ(kforge("reverify " + quote(corpus()) + " --backend host", "refused.log"), 2) << log("refused.log");
   EXPECT_NE(log("refused.log").find("--resume"), std::string::npos) << log("refused.log");
   EXPECT_NE(log("refused.log").find("--restart"), std::string::npos) << log("refused.log");
-  EXPECT_EQ(kforge("reverify " + quote(corpus()) + " --backend host --resume --seed 9", "seed.log"), 2) << log("seed.log");
+  EXPECT_EQ(kforge("reverify " + quote(corpus()) + " --backend host --resume --seed 9", "seed.log"), 2)
+      << log("seed.log");
 
   ASSERT_EQ(kforge("reverify " + quote(corpus()) + " --backend host --resume", "resumed.log"), 1) << log("resumed.log");
   EXPECT_NE(log("resumed.log").find("3 of 7 already judged, 1 damaged line(s) dropped"), std::string::npos)
@@ -184,7 +187,8 @@ TEST_F(ImportIntegration, ReverifyResumesFromItsJournalAndJudgesNothingTwice) {
   if (not_judged > 0) {
     EXPECT_NE(log("limited.log").find("--resume"), std::string::npos) << log("limited.log");
   }
-  ASSERT_EQ(kforge("reverify " + quote(corpus()) + " --backend host --resume", "finished.log"), 1) << log("finished.log");
+  ASSERT_EQ(kforge("reverify " + quote(corpus()) + " --backend host --resume", "finished.log"), 1)
+      << log("finished.log");
   const auto finished = json::parse(kf::testing::slurp(corpus() + "/reverify.json"));
   EXPECT_EQ(finished["kernels"].size(), 7u);
   EXPECT_FALSE(finished.contains("not_judged"));

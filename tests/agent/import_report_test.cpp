@@ -7,11 +7,11 @@
 
 #include <gtest/gtest.h>
 
-#include "agent/report/import_report.h"
+#include "agent/campaign/status.h"
 #include "agent/claims/kernelbench_import.h"
+#include "agent/report/import_report.h"
 #include "agent/report/report.h"
 #include "agent/report/report_html.h"
-#include "agent/campaign/status.h"
 #include "corpus/reader.h"
 #include "tests/support/command.h"
 
@@ -109,10 +109,9 @@ TEST_F(ImportedFolder, ReportRowsPerRunAndPerSolution) {
   EXPECT_EQ(rep.runs[0].rejudged, 0);
 
   const std::string md = format_with_imports({}, rep, ReportFormat::md, "kforge report: x");
-  EXPECT_NE(
-      md.find("| toy_run | 1 | 6 | 6 | 6 | 4 | 5 | 1 (1 partial replacement) | 1 | 0 | 0 | 2 (torch_fallback 1, "
-              "trivial_output 1) | 1 | 0 |"),
-      std::string::npos)
+  EXPECT_NE(md.find("| toy_run | 1 | 6 | 6 | 6 | 4 | 5 | 1 (1 partial replacement) | 1 | 0 | 0 | 2 (torch_fallback 1, "
+                    "trivial_output 1) | 1 | 0 |"),
+            std::string::npos)
       << md;
   EXPECT_NE(md.find("| toy_run | 1 | 1_ReLU_Squared | 1 | correct, 2.50x | rejected | rejected | torch_fallback "
                     "(rejected.torch_fallback) |"),

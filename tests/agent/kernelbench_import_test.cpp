@@ -124,7 +124,8 @@ TEST_F(Import, ARunFolderWithItsClaims) {
   EXPECT_EQ(manifest["imports"].size(), 1u);
   EXPECT_EQ(manifest["run_id"], r->run_id);
   EXPECT_TRUE(manifest["inputs"]["configs"].empty());
-  EXPECT_NE(format_import_result(*r).find("| toy_run | kernelbench-run | 1 | 9 | 7 | 6 | 0 | 7 | 7 | 4 | 1 | 1 (4) | 1 | 1 | 0 |"),
+  EXPECT_NE(format_import_result(*r).find(
+                "| toy_run | kernelbench-run | 1 | 9 | 7 | 6 | 0 | 7 | 7 | 4 | 1 | 1 (4) | 1 | 1 | 0 |"),
             std::string::npos)
       << format_import_result(*r);
 }

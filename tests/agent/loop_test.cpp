@@ -5,21 +5,23 @@
 
 #include <gtest/gtest.h>
 
+#include "agent/campaign/loop.h"
 #include "agent/prompt/conversation.h"
 #include "agent/prompt/feedback.h"
-#include "agent/campaign/loop.h"
 #include "corpus/reader.h"
 
 namespace kf::agent {
 namespace {
 namespace fs = std::filesystem;
 
-const std::string kGood = "```cuda\n#include \"kforge.h\"\nextern \"C\" int kf_forward(const kf_tensor* i, int32_t n, "
-                          "kf_tensor* o, int32_t m, void* s) { return 0; }\n```\n";
+const std::string kGood =
+    "```cuda\n#include \"kforge.h\"\nextern \"C\" int kf_forward(const kf_tensor* i, int32_t n, "
+    "kf_tensor* o, int32_t m, void* s) { return 0; }\n```\n";
 
 class FakeProvider : public providers::Provider {
  public:
-  explicit FakeProvider(std::vector<std::variant<std::string, providers::ProviderError>> script) : script_(std::move(script)) {
+  explicit FakeProvider(std::vector<std::variant<std::string, providers::ProviderError>> script)
+      : script_(std::move(script)) {
     config_.name = "fake";
     config_.model = "fake-model";
     config_.prices.input = 1e6;  // $1 per input token: easy arithmetic
@@ -38,7 +40,8 @@ class FakeProvider : public providers::Provider {
   providers::ProviderResult<providers::Reply> next(const std::vector<providers::ChatMessage>& messages) {
     std::lock_guard lock(mu_);
     received.push_back(messages);
-    if (next_ >= script_.size()) return providers::ProviderError{providers::ProviderErrorKind::server, "script exhausted", 500, 1, {}};
+    if (next_ >= script_.size())
+      return providers::ProviderError{providers::ProviderErrorKind::server, "script exhausted", 500, 1, {}};
     auto entry = script_[next_++];
     if (auto* e = std::get_if<providers::ProviderError>(&entry)) return *e;
     providers::Reply r;
@@ -74,8 +77,11 @@ class FakeJudge : public KernelJudge {
 };
 
 nlohmann::json verdict(const std::string& v, double speedup = 0) {
-  nlohmann::json j = {{"verdict", v}, {"correct", v == "correct"}, {"reasons", nlohmann::json::array()},
-                      {"checks", nlohmann::json::object()}, {"compiler_output", ""}};
+  nlohmann::json j = {{"verdict", v},
+                      {"correct", v == "correct"},
+                      {"reasons", nlohmann::json::array()},
+                      {"checks", nlohmann::json::object()},
+                      {"compiler_output", ""}};
   if (v == "compile_error") j["compiler_output"] = "k.cu(3): error: identifier \"foo\" is undefined";
   if (v == "incorrect") j["reasons"].push_back({{"code", "incorrect.rel_l2"}, {"detail", "output0 rel_l2 0.5 at 17"}});
   if (v == "correct") {
@@ -90,13 +96,14 @@ nlohmann::json verdict(const std::string& v, double speedup = 0) {
 nlohmann::json yardstick_verdict(double speedup, double peak, double eager_peak, double compile_peak) {
   auto j = verdict("correct", speedup);
   auto frac = [](double f) {
-    return nlohmann::json{{"time_ms", 1.0}, {"memory_ms", f}, {"compute_ms", 0.0}, {"bound_ms", f},
-                          {"bound_by", "memory"}, {"fraction", f}, {"achieved_gbps", 1.0}, {"achieved_tflops", 0.0}};
+    return nlohmann::json{{"time_ms", 1.0},       {"memory_ms", f}, {"compute_ms", 0.0},    {"bound_ms", f},
+                          {"bound_by", "memory"}, {"fraction", f},  {"achieved_gbps", 1.0}, {"achieved_tflops", 0.0}};
   };
   j["baseline"] = "eager";
-  j["baselines"] = {{"eager", {{"time_ms", speedup}, {"speedup", speedup}, {"peak", frac(eager_peak)}}},
-                    {"compile", {{"time_ms", speedup / 2}, {"speedup", speedup / 2}, {"peak", frac(compile_peak)},
-                                 {"compile_s", 3.0}}}};
+  j["baselines"] = {
+      {"eager", {{"time_ms", speedup}, {"speedup", speedup}, {"peak", frac(eager_peak)}}},
+      {"compile",
+       {{"time_ms", speedup / 2}, {"speedup", speedup / 2}, {"peak", frac(compile_peak)}, {"compile_s", 3.0}}}};
   j["peak"] = frac(peak);
   return j;
 }
@@ -212,7 +219,8 @@ TEST_F(LoopTest, StopsOnceAKernelReachesThePeakFraction) {
   EXPECT_NE(fb.find("0.600x over torch.compile"), std::string::npos) << fb;
   EXPECT_NE(fb.find("reaches 38% of the memory bound (1 GB/s and 0 TFLOP/s achieved); eager PyTorch reaches 71%; "
                     "torch.compile reaches 83%"),
-            std::string::npos) << fb;
+            std::string::npos)
+      << fb;
 
   // Resumed after the last evaluation was recorded but before the unit was closed: closed for the same reason,
   // without another model call.
@@ -288,9 +296,15 @@ TEST_F(LoopTest, AStopThatComesWhileTheCallWaitsForItsSlotSendsNothing) {
 
 TEST_F(LoopTest, AReplyThatArrivedButWasNeverRecordedIsJudgedNotAskedForAgain) {
   // A stop or kill after the reply of turn 1 was saved but before its record was written.
-  nlohmann::json saved = {{"answer", kGood}, {"reasoning", ""}, {"finish_reason", "stop"}, {"model", "fake-model"},
-                          {"usage", {{"input_tokens", 7}, {"output_tokens", 3}}}, {"cost_usd", 7.0},
-                          {"attempts", 1}, {"latency_s", 0.5}, {"sent_at", "2026-01-01T00:00:00.000Z"},
+  nlohmann::json saved = {{"answer", kGood},
+                          {"reasoning", ""},
+                          {"finish_reason", "stop"},
+                          {"model", "fake-model"},
+                          {"usage", {{"input_tokens", 7}, {"output_tokens", 3}}},
+                          {"cost_usd", 7.0},
+                          {"attempts", 1},
+                          {"latency_s", 0.5},
+                          {"sent_at", "2026-01-01T00:00:00.000Z"},
                           {"queue_wait_s", 1.25}};
   ASSERT_TRUE(writer->write_companion("replies", "fake__19_ReLU__s0__t1.json", saved.dump()).ok());
   FakeProvider p({});
@@ -336,8 +350,9 @@ TEST_F(LoopTest, KernelBenchFormatStoresPythonSolutionsAndNamesTheFormat) {
       PromptTemplates::load(nlohmann::json::object(), ".", KFORGE_TEST_SOURCE_DIR "/prompts", spec->template_layers);
   ASSERT_TRUE(t.ok()) << t.error().message;
   prompt = PromptBuilder(*t, *spec);
-  const std::string solution = "import torch\n\nclass ModelNew(torch.nn.Module):\n    def forward(self, x):\n"
-                               "        return x\n";
+  const std::string solution =
+      "import torch\n\nclass ModelNew(torch.nn.Module):\n    def forward(self, x):\n"
+      "        return x\n";
   FakeProvider p({kGood, "Done.\n```python\n" + solution + "```\n", "```python\n" + solution + "```\n"});
   nlohmann::json fallback = {
       {"verdict", "rejected"},
@@ -389,15 +404,19 @@ TEST(Feedback, EachOutcomeUsesItsTemplate) {
   EXPECT_NE(r->find("rejected by the verifier: rejected.trivial_output: matches zeros"), std::string::npos);
   nlohmann::json to = {{"verdict", "timeout"}, {"reasons", {{{"code", "timeout"}, {"detail", "over 120 s"}}}}};
   EXPECT_NE(render_feedback(*t, eval::Verdict::from_json(to), "cuda")->find("time limit"), std::string::npos);
-  nlohmann::json rt = {{"verdict", "runtime_error"}, {"reasons", {{{"code", "runtime_error.signal"}, {"detail", "SIGSEGV"}}}}};
+  nlohmann::json rt = {{"verdict", "runtime_error"},
+                       {"reasons", {{{"code", "runtime_error.signal"}, {"detail", "SIGSEGV"}}}}};
   EXPECT_NE(render_feedback(*t, eval::Verdict::from_json(rt), "cuda")->find("SIGSEGV"), std::string::npos);
   // A specific compile_error reason goes before the compiler's output, which need not mention it.
-  nlohmann::json ce = {{"verdict", "compile_error"},
-                       {"reasons", {{{"code", "compile_error.missing_package"}, {"detail", "tilelang is not installed"}}}},
-                       {"compiler_output", "Traceback (most recent call last):\nModuleNotFoundError"}};
-  EXPECT_NE(render_feedback(*t, eval::Verdict::from_json(ce), "cuda")->find("compile_error.missing_package: tilelang is not installed\nTraceback"),
+  nlohmann::json ce = {
+      {"verdict", "compile_error"},
+      {"reasons", {{{"code", "compile_error.missing_package"}, {"detail", "tilelang is not installed"}}}},
+      {"compiler_output", "Traceback (most recent call last):\nModuleNotFoundError"}};
+  EXPECT_NE(render_feedback(*t, eval::Verdict::from_json(ce), "cuda")
+                ->find("compile_error.missing_package: tilelang is not installed\nTraceback"),
             std::string::npos);
-  auto nc = render_feedback(*t, eval::Verdict::no_code("no_kf_forward", "Your code block does not define kf_forward"), "cpp");
+  auto nc =
+      render_feedback(*t, eval::Verdict::no_code("no_kf_forward", "Your code block does not define kf_forward"), "cpp");
   EXPECT_NE(nc->find("does not define kf_forward"), std::string::npos);
   EXPECT_NE(nc->find("`cpp`"), std::string::npos);
   EXPECT_FALSE(render_feedback(*t, eval::Verdict::from_json({{"verdict", "bogus"}}), "cuda").ok());

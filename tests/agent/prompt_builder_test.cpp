@@ -11,8 +11,8 @@ namespace {
 PromptBuilder shipped(CandidateFormat format, bool cuda) {
   auto spec = candidate_spec(format, cuda);
   EXPECT_TRUE(spec.ok());
-  auto t = PromptTemplates::load(nlohmann::json::object(), ".", KFORGE_TEST_SOURCE_DIR "/prompts",
-                                 spec->template_layers);
+  auto t =
+      PromptTemplates::load(nlohmann::json::object(), ".", KFORGE_TEST_SOURCE_DIR "/prompts", spec->template_layers);
   EXPECT_TRUE(t.ok()) << t.error().message;
   return PromptBuilder(*t, *spec);
 }

@@ -6,9 +6,9 @@
 
 #include <gtest/gtest.h>
 
-#include "agent/report/import_report.h"
 #include "agent/claims/kernelbench_import.h"
 #include "agent/claims/release_formats.h"
+#include "agent/report/import_report.h"
 #include "core/files.h"
 #include "corpus/reader.h"
 #include "tests/support/command.h"

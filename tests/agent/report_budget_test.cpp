@@ -172,13 +172,13 @@ TEST_F(StrategiesReport, LineageOfEachProblemsBestKernel) {
   auto t = lineage_table(summaries);
   ASSERT_TRUE(t);
   ASSERT_EQ(t->rows.size(), 6u);
-  EXPECT_EQ(t->rows[0], (std::vector<std::string>{"beam", "19_relu", "1.900x", "s0 t3", "beam", "3", "-", "s0 t2",
-                                                  "-"}));
-  EXPECT_EQ(t->rows[2], (std::vector<std::string>{"evolve", "19_relu", "2.000x", "s0 t3", "evolve", "3", "0",
-                                                  "s0 t2", "s1 t2"}));
+  EXPECT_EQ(t->rows[0],
+            (std::vector<std::string>{"beam", "19_relu", "1.900x", "s0 t3", "beam", "3", "-", "s0 t2", "-"}));
+  EXPECT_EQ(t->rows[2],
+            (std::vector<std::string>{"evolve", "19_relu", "2.000x", "s0 t3", "evolve", "3", "0", "s0 t2", "s1 t2"}));
   EXPECT_EQ(t->rows[3][8], "-");  // evolve 1_matmul: no inspiration
-  EXPECT_EQ(t->rows[5], (std::vector<std::string>{"refine", "1_matmul", "1.500x", "s0 t4", "refine", "-", "-",
-                                                  "s0 t3", "-"}));
+  EXPECT_EQ(t->rows[5],
+            (std::vector<std::string>{"refine", "1_matmul", "1.500x", "s0 t4", "refine", "-", "-", "s0 t3", "-"}));
   const auto j = summaries[1].to_json();
   EXPECT_EQ(j["best_per_problem"][0]["lineage"]["island"], 0);
   EXPECT_EQ(j["strategy"], "evolve");

@@ -41,9 +41,9 @@ TEST(ReportPlots, EveryFigureWithItsSeries) {
   std::vector<std::string> ids;
   for (const auto& p : plots) ids.push_back(p.id);
   EXPECT_EQ(ids, (std::vector<std::string>{"headline", "fast_p", "speedups_by_config", "speedups_by_category",
-                                           "peak_fraction", "correct_by_turn", "cost_per_correct",
-                                           "tokens_per_correct", "verdicts", "best_so_far_evaluations",
-                                           "best_so_far_tokens", "best_so_far_dollars"}));
+                                           "peak_fraction", "correct_by_turn", "cost_per_correct", "tokens_per_correct",
+                                           "verdicts", "best_so_far_evaluations", "best_so_far_tokens",
+                                           "best_so_far_dollars"}));
   for (const auto& p : plots) {
     // The fixture corpus predates the yardsticks: its verdicts hold no fraction of peak.
     if (p.id == "peak_fraction") {
@@ -70,8 +70,9 @@ TEST(ReportPlots, FastPCurveIsTheHandComputedStepFunction) {
   const auto start = p.script.find("$fastp0 << EOD\n");
   ASSERT_NE(start, std::string::npos) << p.script;
   const auto block = p.script.substr(start, p.script.find("EOD\n", start + 15) - start);
-  EXPECT_EQ(block, "$fastp0 << EOD\n0 0.833333\n0 0.833333\n0.8 0.666667\n1.1 0.5\n1.3 0.333333\n1.5 0.166667\n"
-                   "2 0\n3.15 0\n")
+  EXPECT_EQ(block,
+            "$fastp0 << EOD\n0 0.833333\n0 0.833333\n0.8 0.666667\n1.1 0.5\n1.3 0.333333\n1.5 0.166667\n"
+            "2 0\n3.15 0\n")
       << block;  // the curve runs on to the largest speedup of any configuration (beta's 3.0) x 1.05
 }
 

@@ -5,9 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include "agent/report/report.h"
 #include "corpus/reader.h"
 #include "corpus/writer.h"
-#include "agent/report/report.h"
 #include "tests/support/command.h"
 
 namespace kf::agent {
@@ -44,11 +44,8 @@ TEST_F(ReportFixture, BestIsTheFastestCorrectKernelPerUnit) {
   // alpha: matmul turn 3 (1.6 beats 0.5 at turn 2), ReLU turn 1, LayerNorm turn 2; Softmax has none.
   // beta: ReLU sample 0 turn 2 (0.9 beats 0.8), matmul sample 0 turn 1 (correct, untimed).
   std::vector<std::tuple<std::string, std::string, int, int>> want = {
-      {"alpha", "19_ReLU", 0, 1},
-      {"alpha", "1_Square_matrix_multiplication_", 0, 3},
-      {"alpha", "40_LayerNorm", 0, 2},
-      {"beta", "19_ReLU", 0, 2},
-      {"beta", "1_Square_matrix_multiplication_", 0, 1},
+      {"alpha", "19_ReLU", 0, 1}, {"alpha", "1_Square_matrix_multiplication_", 0, 3}, {"alpha", "40_LayerNorm", 0, 2},
+      {"beta", "19_ReLU", 0, 2},  {"beta", "1_Square_matrix_multiplication_", 0, 1},
   };
   std::sort(best.begin(), best.end());
   std::sort(want.begin(), want.end());
@@ -145,8 +142,9 @@ TEST_F(ReportFixture, FormatsCarryTheFigures) {
   EXPECT_NE(md.find("| correct (fast_0) | 3/4 (75.0%) | 2/3 (66.7%) |"), std::string::npos) << md;
   EXPECT_NE(md.find("| median speedup (correct) | 1.600x | 0.900x |"), std::string::npos) << md;
   EXPECT_NE(md.find("| verified speedups | 0 of 4 | 0 of 3 |"), std::string::npos) << md;
-  EXPECT_NE(md.find("| faster than baseline (unverified) | 3 of 4 (not verified: 3 without a timing spread) | 0 of 3 |"),
-            std::string::npos)
+  EXPECT_NE(
+      md.find("| faster than baseline (unverified) | 3 of 4 (not verified: 3 without a timing spread) | 0 of 3 |"),
+      std::string::npos)
       << md;
   auto csv = format_report(summaries, ReportFormat::csv, "fixture");
   EXPECT_NE(csv.find(",alpha,openai-chat,m-a,kf_forward,4,4,3,75.00,3,75.00,0.7500,0.7500,0.5000,0.2500,0,3,1.6000,"),
@@ -194,7 +192,7 @@ TEST(ReportAggregator, KeepsNoRecordAndReadsBackOnlyEachUnitsBestKernel) {
     if (t % 3 == 0) sp = 1.0 + (t % 1000) / 1000.0;  // best: 1.999, first at turn 999 (again at 3999, ...)
     agg.add(kernel("big", t, sp), {0, place++, 0});
   }
-  const uint64_t big_best = 998;  // turn 999's place
+  const uint64_t big_best = 998;                 // turn 999's place
   agg.add(kernel("small", 1, -1.0), {1, 7, 0});  // correct, untimed
   agg.add(kernel("small", 2, std::nullopt), {1, 8, 0});
   agg.add(kernel("small", 3, -1.0), {1, 9, 0});  // untimed too: the earlier turn stays best
@@ -206,7 +204,8 @@ TEST(ReportAggregator, KeepsNoRecordAndReadsBackOnlyEachUnitsBestKernel) {
     r.config = "cfg";
     r.problem.name = p.file == 0 ? "big" : "small";
     r.turn = p.file == 0 ? static_cast<int>(p.offset) + 1 : 1;
-    r.verdict = eval::Verdict::from_json({{"verdict", "correct"}, {"correct", true}, {"speedup", p.file == 0 ? nlohmann::json(1.999) : nullptr}});
+    r.verdict = eval::Verdict::from_json(
+        {{"verdict", "correct"}, {"correct", true}, {"speedup", p.file == 0 ? nlohmann::json(1.999) : nullptr}});
     return r;
   });
   ASSERT_TRUE(out.ok()) << out.error().message;
@@ -264,11 +263,13 @@ TEST(Report, AFolderReportStreamsManyRecordsOfAUnitAndAgreesWithTheLoad) {
         r.error = corpus::ProviderErrorInfo{"rate_limit", "none", "m", "a", 429, 2};
       } else {
         const bool correct = t % 4 != 1;
-        nlohmann::json v = {{"verdict", correct ? "correct" : "incorrect"}, {"correct", correct}, {"reasons", nlohmann::json::array()}};
+        nlohmann::json v = {
+            {"verdict", correct ? "correct" : "incorrect"}, {"correct", correct}, {"reasons", nlohmann::json::array()}};
         if (correct && t % 5) v["speedup"] = 0.5 + (t * 37 % 100) / 40.0;
         if (correct && t % 11 == 0)
-          v["checks"] = {{"timing", {{"candidate", {{"p10_ms", 1.0}, {"p90_ms", 1.1}}},
-                                     {"baseline", {{"p10_ms", 2.0}, {"p90_ms", 2.2}}}}}};
+          v["checks"] = {
+              {"timing",
+               {{"candidate", {{"p10_ms", 1.0}, {"p90_ms", 1.1}}}, {"baseline", {{"p10_ms", 2.0}, {"p90_ms", 2.2}}}}}};
         r.verdict = eval::Verdict::from_json(v);
       }
       ASSERT_TRUE((*w)->append(r).ok());
@@ -316,12 +317,16 @@ TEST(Report, YardsticksOfTheBestKernelReachTheSummary) {
   r.turn = 1;
   r.best = true;
   auto frac = [](double f) { return nlohmann::json{{"fraction", f}, {"bound_by", "memory"}}; };
-  r.verdict = eval::Verdict::from_json(
-      {{"verdict", "correct"},      {"correct", true}, {"time_ms", 1.0}, {"ref_time_ms", 2.0},
-       {"speedup", 2.0},            {"baseline", "eager"},
-       {"baselines", {{"eager", {{"time_ms", 2.0}, {"speedup", 2.0}, {"peak", frac(0.2)}}},
-                      {"compile", {{"time_ms", 0.5}, {"speedup", 0.5}, {"peak", frac(0.8)}}}}},
-       {"peak", frac(0.4)}});
+  r.verdict = eval::Verdict::from_json({{"verdict", "correct"},
+                                        {"correct", true},
+                                        {"time_ms", 1.0},
+                                        {"ref_time_ms", 2.0},
+                                        {"speedup", 2.0},
+                                        {"baseline", "eager"},
+                                        {"baselines",
+                                         {{"eager", {{"time_ms", 2.0}, {"speedup", 2.0}, {"peak", frac(0.2)}}},
+                                          {"compile", {{"time_ms", 0.5}, {"speedup", 0.5}, {"peak", frac(0.8)}}}}},
+                                        {"peak", frac(0.4)}});
   c.records.push_back(r);
   auto ss = summarize(c);
   ASSERT_EQ(ss.size(), 1u);

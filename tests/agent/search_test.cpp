@@ -82,8 +82,10 @@ class SpeedJudge : public KernelJudge {
   Judgment judge(const ProblemInfo&, const std::string& source_path) override {
     auto source = read_file(source_path);
     const int speed = source ? speed_in(*source).value_or(0) : 0;
-    nlohmann::json j = {{"verdict", speed > 0 ? "correct" : "incorrect"}, {"correct", speed > 0},
-                        {"reasons", nlohmann::json::array()}, {"checks", nlohmann::json::object()}};
+    nlohmann::json j = {{"verdict", speed > 0 ? "correct" : "incorrect"},
+                        {"correct", speed > 0},
+                        {"reasons", nlohmann::json::array()},
+                        {"checks", nlohmann::json::object()}};
     if (speed > 0) {
       j["time_ms"] = 1.0 / speed;
       j["ref_time_ms"] = 1.0;
@@ -367,8 +369,8 @@ TEST_F(SearchTest, StoppedAndResumedSearchesEndInTheSameStateWithNoCallRepeated)
       std::map<int, std::string> out;
       for (const auto& r : rs)
         if (r.kind == corpus::Kind::evaluation)
-          out[r.turn] = r.lineage->to_json().dump() + " " + r.verdict_name() + " " +
-                        std::to_string(r.speedup().value_or(0));
+          out[r.turn] =
+              r.lineage->to_json().dump() + " " + r.verdict_name() + " " + std::to_string(r.speedup().value_or(0));
       return out;
     };
     EXPECT_EQ(key(got), key(expected));

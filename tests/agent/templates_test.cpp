@@ -38,11 +38,10 @@ TEST(RenderTemplate, UnclosedPlaceholderIsAnError) {
 TEST(PromptTemplates, ShippedTemplatesRenderWithTheDocumentedVariables) {
   auto t = PromptTemplates::load(nlohmann::json::object(), ".", KFORGE_TEST_SOURCE_DIR "/prompts");
   ASSERT_TRUE(t.ok()) << t.error().message;
-  TemplateVars first = {{"language", "CUDA"},        {"problem_name", "19_ReLU"},
-                        {"problem_source", "class Model: pass"}, {"signature", "// sig"},
-                        {"kforge_h", "/* header */"},   {"code_label", "cuda"},
-                        {"file_kind", ".cu"},           {"allowed_libraries", "CUDA runtime"},
-                        {"target", "NVIDIA H200 (sm_90a)"}};
+  TemplateVars first = {
+      {"language", "CUDA"},    {"problem_name", "19_ReLU"},           {"problem_source", "class Model: pass"},
+      {"signature", "// sig"}, {"kforge_h", "/* header */"},          {"code_label", "cuda"},
+      {"file_kind", ".cu"},    {"allowed_libraries", "CUDA runtime"}, {"target", "NVIDIA H200 (sm_90a)"}};
   auto r = t->render("first_turn", first);
   ASSERT_TRUE(r.ok()) << r.error().message;
   EXPECT_NE(r->find("class Model: pass"), std::string::npos);
@@ -84,7 +83,6 @@ TEST(PromptTemplates, UnknownOverrideNameIsAnError) {
   ASSERT_FALSE(t.ok());
   EXPECT_NE(t.error().message.find("corect"), std::string::npos);
 }
-
 
 TEST(PromptTemplates, LayersTakeEachTemplateFromTheMostSpecificFolder) {
   namespace fs = std::filesystem;

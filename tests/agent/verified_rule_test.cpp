@@ -6,8 +6,8 @@
 
 #include <gtest/gtest.h>
 
-#include "agent/report/report.h"
 #include "agent/claims/reverify_rule.h"
+#include "agent/report/report.h"
 #include "corpus/reader.h"
 
 namespace kf::agent {
@@ -31,7 +31,8 @@ TEST(SpeedupInterval, FromTheRecordedSpread) {
   EXPECT_DOUBLE_EQ(i->low, 1.9 / 1.1);
   EXPECT_DOUBLE_EQ(i->high, 2.1 / 0.9);
   EXPECT_FALSE(speedup_interval(eval::Verdict::from_json(verdict_with(2.0, std::nullopt))));
-  EXPECT_FALSE(speedup_interval(eval::Verdict::from_json(verdict_with(2.0, std::array<double, 4>{0, 1, 1, 1}))));  // no division by zero
+  EXPECT_FALSE(speedup_interval(
+      eval::Verdict::from_json(verdict_with(2.0, std::array<double, 4>{0, 1, 1, 1}))));  // no division by zero
   EXPECT_FALSE(speedup_interval(eval::Verdict::from_json(nlohmann::json("not an object"))));
 }
 
@@ -74,12 +75,16 @@ TEST(VerifiedSpeedupRule, EachConditionInOrder) {
 }
 
 TEST(ReverifyResults, MatchesKernelsByTurnAndProblemHash) {
-  nlohmann::json doc = {{"seed", 7},
-                        {"kernels",
-                         {{{"config", "c"}, {"problem", {{"name", "p"}, {"file_hash", "h1"}}}, {"sample", 0},
-                           {"turn", 2}, {"status", "not_reproduced"}},
-                          "garbage",
-                          {{"config", "c"}, {"problem", "no object"}, {"sample", 0}, {"turn", 1}, {"status", "holds"}}}}};
+  nlohmann::json doc = {
+      {"seed", 7},
+      {"kernels",
+       {{{"config", "c"},
+         {"problem", {{"name", "p"}, {"file_hash", "h1"}}},
+         {"sample", 0},
+         {"turn", 2},
+         {"status", "not_reproduced"}},
+        "garbage",
+        {{"config", "c"}, {"problem", "no object"}, {"sample", 0}, {"turn", 1}, {"status", "holds"}}}}};
   auto r = ReverifyResults::parse(doc, "mem");
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r->size(), 1u);

@@ -15,9 +15,7 @@ using namespace kf::audit_test;
 
 class AuditIntegration : public ::testing::Test {
  protected:
-  void SetUp() override {
-    ASSERT_FALSE(python().empty()) << kNoTorchAdvice;
-  }
+  void SetUp() override { ASSERT_FALSE(python().empty()) << kNoTorchAdvice; }
   std::string audit(const std::string& arguments) const {
     return quote(kforge()) + " audit --backend host --python " + quote(python()) + " " + arguments;
   }
@@ -34,8 +32,8 @@ const nlohmann::json* find_row(const nlohmann::json& report, const std::string& 
 }
 
 TEST_F(AuditIntegration, ZerosPassLooseAllcloseButNotTheVerifier) {
-  const auto r = run_command(audit("--seeds 2 --json --problems " + quote(source("tests/audit/problems"))) +
-                             " 2>/dev/null");
+  const auto r =
+      run_command(audit("--seeds 2 --json --problems " + quote(source("tests/audit/problems"))) + " 2>/dev/null");
   ASSERT_EQ(r.exit_code, 0) << r.out;
   const auto report = nlohmann::json::parse(r.out);
   ASSERT_EQ(report["problems"].size(), 3u);
@@ -109,17 +107,17 @@ TEST_F(AuditIntegration, TwoEvaluatorsGiveTheSameReportInProblemOrder) {
 }
 
 TEST_F(AuditIntegration, TablePrintsTotals) {
-  const auto r = run_command(audit("--seeds 1 --problems " + quote(source("tests/audit/problems/1_tiny_magnitude.py"))) +
-                             " 2>/dev/null");
+  const auto r = run_command(
+      audit("--seeds 1 --problems " + quote(source("tests/audit/problems/1_tiny_magnitude.py"))) + " 2>/dev/null");
   ASSERT_EQ(r.exit_code, 0) << r.out;
   EXPECT_NE(r.out.find("allclose@1e-2"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("kforge verifier: a trivial output passes on 0 of 1 problems"), std::string::npos) << r.out;
 }
 
 TEST_F(AuditIntegration, BaselineIsTimedOnRequest) {
-  const auto r = run_command(audit("--seeds 1 --baseline --json --problems " +
-                                   quote(source("tests/audit/problems/2_relu.py"))) +
-                             " 2>/dev/null");
+  const auto r =
+      run_command(audit("--seeds 1 --baseline --json --problems " + quote(source("tests/audit/problems/2_relu.py"))) +
+                  " 2>/dev/null");
   ASSERT_EQ(r.exit_code, 0) << r.out;
   const auto report = nlohmann::json::parse(r.out);
   const auto& eager = report["problems"][0]["eager_ms"];
@@ -128,23 +126,21 @@ TEST_F(AuditIntegration, BaselineIsTimedOnRequest) {
   EXPECT_LE(eager["p10"].get<double>(), eager["p90"].get<double>());
   EXPECT_GE(eager["calls"].get<int>(), 1);
 
-  const auto table = run_command(audit("--seeds 1 --baseline --problems " +
-                                       quote(source("tests/audit/problems/2_relu.py"))) +
-                                 " 2>/dev/null");
+  const auto table = run_command(
+      audit("--seeds 1 --baseline --problems " + quote(source("tests/audit/problems/2_relu.py"))) + " 2>/dev/null");
   EXPECT_NE(table.out.find("Eager PyTorch baselines"), std::string::npos) << table.out;
-  const auto without = run_command(audit("--seeds 1 --json --problems " +
-                                         quote(source("tests/audit/problems/2_relu.py"))) +
-                                   " 2>/dev/null");
+  const auto without = run_command(
+      audit("--seeds 1 --json --problems " + quote(source("tests/audit/problems/2_relu.py"))) + " 2>/dev/null");
   EXPECT_FALSE(nlohmann::json::parse(without.out)["problems"][0].contains("eager_ms"));
 }
 
 TEST_F(AuditIntegration, CompileBaselineIsTimedBesideEagerWithFractionsOfPeak) {
   // One run (torch.compile on the CPU takes a while): the table on stdout, the JSON into a file.
   const std::string json_file = (std::filesystem::path(::testing::TempDir()) / "compile-baseline.json").string();
-  const auto table = run_command(audit("--seeds 1 --kernelbench-trials 1 --compile-baseline --json-file " +
-                                       quote(json_file) + " --problems " +
-                                       quote(source("tests/audit/problems/2_relu.py"))) +
-                                 " 2>/dev/null");
+  const auto table =
+      run_command(audit("--seeds 1 --kernelbench-trials 1 --compile-baseline --json-file " + quote(json_file) +
+                        " --problems " + quote(source("tests/audit/problems/2_relu.py"))) +
+                  " 2>/dev/null");
   ASSERT_EQ(table.exit_code, 0) << table.out;
   EXPECT_NE(table.out.find("eager and torch.compile"), std::string::npos) << table.out;
   EXPECT_NE(table.out.find("eager / compile"), std::string::npos) << table.out;

@@ -71,8 +71,7 @@ TEST(AuditAccumulate, DegenerateIsNotFooled) {
   EXPECT_EQ(t.kforge_degenerate, std::vector<std::string>{"9_constant"});
   const auto json = kf::audit::to_json(report);
   EXPECT_EQ(json["totals"]["checks"]["allclose@1e-2"]["degenerate"][0], "9_constant");
-  EXPECT_NE(kf::audit::render_table(report).find("allclose@1e-2 degenerate: 1 problem: 9_constant"),
-            std::string::npos);
+  EXPECT_NE(kf::audit::render_table(report).find("allclose@1e-2 degenerate: 1 problem: 9_constant"), std::string::npos);
 }
 
 TEST(AuditRun, ErrorsAreRecordedAndTheAuditGoesOn) {
@@ -81,15 +80,15 @@ TEST(AuditRun, ErrorsAreRecordedAndTheAuditGoesOn) {
   request.seeds = 2;
   request.kernelbench_trials = 2;
   int calls = 0;
-  auto report = kf::audit::run_audit(
-      request,
-      [&](const std::string& path, kf::audit::TrialSet, int, const std::vector<double>&)
-          -> kf::Result<std::vector<TrivialReport>> {
-        ++calls;
-        if (path.find("bad") != std::string::npos) return kf::make_error("oracle.problem", "broken reference");
-        return std::vector<TrivialReport>{trivial("zeros", true, false, true)};
-      },
-      {});
+  auto report = kf::audit::run_audit(request,
+                                     [&](const std::string& path, kf::audit::TrialSet, int,
+                                         const std::vector<double>&) -> kf::Result<std::vector<TrivialReport>> {
+                                       ++calls;
+                                       if (path.find("bad") != std::string::npos)
+                                         return kf::make_error("oracle.problem", "broken reference");
+                                       return std::vector<TrivialReport>{trivial("zeros", true, false, true)};
+                                     },
+                                     {});
   EXPECT_EQ(calls, 5);  // 2 KernelBench + 2 kforge trials, then the broken problem's first call
   ASSERT_EQ(report.problems.size(), 2u);
   EXPECT_EQ(report.problems[0].name, "1_good");
@@ -121,7 +120,8 @@ TEST(AuditPaths, ExpandsFoldersInNumericOrder) {
   const fs::path dir = fs::path(KFORGE_TEST_BINARY_DIR) / "audit_paths_test";
   fs::remove_all(dir);
   fs::create_directories(dir);
-  for (const char* name : {"10_b.py", "2_a.py", "1_c.py", "__init__.py", "notes.txt"}) std::ofstream(dir / name) << "\n";
+  for (const char* name : {"10_b.py", "2_a.py", "1_c.py", "__init__.py", "notes.txt"})
+    std::ofstream(dir / name) << "\n";
   auto files = kf::audit::expand_problem_paths({dir.string()});
   ASSERT_TRUE(files.ok()) << files.error().message;
   ASSERT_EQ(files->size(), 3u);

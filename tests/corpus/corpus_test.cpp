@@ -12,8 +12,8 @@
 #include <gtest/gtest.h>
 
 #include "corpus/reader.h"
-#include "corpus/summary.h"
 #include "corpus/shard.h"
+#include "corpus/summary.h"
 #include "corpus/writer.h"
 
 namespace kf::corpus {
@@ -98,8 +98,13 @@ TEST(Record, ImportedRoundTripsWithUnknownClaimsAsNull) {
   r.sample = 1;
   r.turn = 2;
   r.source = SourceRef{"sources/run_a__level_1_problem_19_sample_1_kernel__v2.py", "def"};
-  r.imported = ImportOrigin{"run_a", 1, 19, "level_1_problem_19_sample_1_kernel.py", "/runs/run_a/x.py",
-                            "kernelbench-run", {"cuda_kernel", "vendor_library"}};
+  r.imported = ImportOrigin{"run_a",
+                            1,
+                            19,
+                            "level_1_problem_19_sample_1_kernel.py",
+                            "/runs/run_a/x.py",
+                            "kernelbench-run",
+                            {"cuda_kernel", "vendor_library"}};
   Claim claim;
   claim.compiled = true;
   claim.correct = true;
@@ -149,7 +154,8 @@ TEST(Record, BadRecordsNameTheField) {
   EXPECT_NE(wrong.error().message.find("problem.name"), std::string::npos);
   auto kind = Record::from_json({{"kind", "nonsense"}, {"config", "c"}, {"problem", {{"name", "p"}}}});
   ASSERT_FALSE(kind.ok());
-  auto newer = Record::from_json({{"schema", 99}, {"kind", "evaluation"}, {"config", "c"}, {"problem", {{"name", "p"}}}});
+  auto newer =
+      Record::from_json({{"schema", 99}, {"kind", "evaluation"}, {"config", "c"}, {"problem", {{"name", "p"}}}});
   ASSERT_FALSE(newer.ok());
   EXPECT_NE(newer.error().message.find("newer"), std::string::npos);
 }
@@ -254,7 +260,8 @@ TEST_F(CorpusDir, StreamingAgreesWithTheLoadAndReadsRecordsBackByPlace) {
     EXPECT_EQ(judged->turn, a.turn);
     EXPECT_EQ(judged->problem.file_hash, a.problem.file_hash);
     EXPECT_EQ(judged->verdict ? judged->verdict->to_json() : nlohmann::json(),
-              a.verdict ? a.verdict->to_json() : nlohmann::json()) << i;
+              a.verdict ? a.verdict->to_json() : nlohmann::json())
+        << i;
     EXPECT_TRUE(judged->feedback.empty());
   }
   auto beyond = reader.at({0, fs::file_size(dir / "evaluations.jsonl") + 10, 20});
@@ -280,7 +287,7 @@ TEST_F(CorpusDir, OneWriterPerFile) {
   ASSERT_FALSE(second.ok());
   EXPECT_EQ(second.error().code, "corpus.busy");
   EXPECT_TRUE(Writer::open(dir.string(), Shard{0, 2}.file_name()).ok());  // another file: fine
-  first = Writer::open(dir.string(), Shard{1, 2}.file_name());             // the first one closes
+  first = Writer::open(dir.string(), Shard{1, 2}.file_name());            // the first one closes
   EXPECT_TRUE(Writer::open(dir.string()).ok());
 }
 
@@ -310,7 +317,8 @@ TEST_F(CorpusDir, FollowerReturnsEachCompleteRecordOnce) {
   ASSERT_TRUE((*w)->append(evaluation("c", "a", 0, 1, true, 1.0)).ok());
   EXPECT_EQ(f.poll().size(), 1u);
   EXPECT_TRUE(f.poll().empty());
-  std::ofstream(dir / "evaluations.shard-3-of-4.jsonl") << evaluation("c", "z", 0, 1, false, std::nullopt).to_json().dump();
+  std::ofstream(dir / "evaluations.shard-3-of-4.jsonl")
+      << evaluation("c", "z", 0, 1, false, std::nullopt).to_json().dump();
   EXPECT_TRUE(f.poll().empty());  // no newline yet
   std::ofstream(dir / "evaluations.shard-3-of-4.jsonl", std::ios::app) << "\n";
   auto more = f.poll();
@@ -374,8 +382,8 @@ TEST(Summary, FindsEveryQuoteEscapeAndControlCharacterWhereverItFallsInAWord) {
                 r.verdict ? r.verdict->to_json() : nlohmann::json());
       // A raw control character inside the string: not JSON, whichever byte of a word it is.
       std::string raw = line;
-      raw.replace(raw.find(prefix + "\\\"q"), prefix.size(), prefix.substr(0, prefix.size() / 2) + "\t" +
-                                                                 prefix.substr(prefix.size() / 2));
+      raw.replace(raw.find(prefix + "\\\"q"), prefix.size(),
+                  prefix.substr(0, prefix.size() / 2) + "\t" + prefix.substr(prefix.size() / 2));
       EXPECT_FALSE(summarize_line(raw).has_value()) << raw;
       EXPECT_FALSE(nlohmann::json::accept(raw)) << raw;
     }
@@ -390,7 +398,8 @@ TEST(ShardSpec, ParsesAndPartitionsDeterministically) {
   EXPECT_EQ(s->count, 8);
   EXPECT_EQ(s->file_name(), "evaluations.shard-3-of-8.jsonl");
   EXPECT_EQ(Shard{}.file_name(), "evaluations.jsonl");
-  for (const char* bad : {"", "3", "8/8", "-1/2", "1/0", "a/b", "1/2x", "1//2"}) EXPECT_FALSE(Shard::parse(bad).ok()) << bad;
+  for (const char* bad : {"", "3", "8/8", "-1/2", "1/0", "a/b", "1/2x", "1//2"})
+    EXPECT_FALSE(Shard::parse(bad).ok()) << bad;
   // Every unit in exactly one shard, and a fixed assignment (stable across machines and versions).
   std::map<int, int> sizes;
   for (int p = 0; p < 50; ++p)

@@ -1,15 +1,15 @@
 // The JSON-lines channel, the timing policy, text hygiene and the maps scan on hostile input: label unit.
 #include <fcntl.h>
-#include <signal.h>
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <string>
 #include <thread>
 
+#include "core/time.h"
 #include "evaluator/compile.h"
 #include "evaluator/json_lines.h"
-#include "core/time.h"
 #include "evaluator/text_hygiene.h"
 #include "evaluator/timing_policy.h"
 
@@ -150,7 +150,8 @@ TEST(TimingPolicy, NoisyRoundsRunToTheBudget) {
 }
 
 TEST(TextHygiene, RemovesEscapesAndControls) {
-  std::string hostile = "ok\x1b]0;title\x07 \x1b[2J\x1b[31mred\x1b[0m\rline\x01\x7f\n\ttab \xc2\x9b c1 \xff bad \xc3\xa9";
+  std::string hostile =
+      "ok\x1b]0;title\x07 \x1b[2J\x1b[31mred\x1b[0m\rline\x01\x7f\n\ttab \xc2\x9b c1 \xff bad \xc3\xa9";
   EXPECT_EQ(clean_text(hostile), "ok redline\n\ttab ?? c1 ? bad \xc3\xa9");
   EXPECT_EQ(clean_text(std::string(100, 'a'), 10), std::string(10, 'a') + "\n[90 more bytes cut]");
   EXPECT_EQ(clean_text("\x1bP dcs payload \x1b\\after"), "after");

@@ -26,14 +26,12 @@ Ran run(const std::string& args) {
   return {ran.exit_code, ran.out};
 }
 
-
 class Cli : public ::testing::Test {
  protected:
   void SetUp() override {
     py_ = python_with_torch();
     ASSERT_FALSE(py_.empty()) << kNoTorchAdvice;
-    common_ = " --backend host --python " + py_ + " --cache-dir " + KFORGE_TEST_BINARY_DIR +
-              "/evaluator-test-cache ";
+    common_ = " --backend host --python " + py_ + " --cache-dir " + KFORGE_TEST_BINARY_DIR + "/evaluator-test-cache ";
   }
   std::string py_, common_;
 };
@@ -67,8 +65,8 @@ TEST_F(Cli, EvalJsonAndExitCodes) {
 
 TEST_F(Cli, KernelbenchSolutionJudged) {
   // The self-test's honest relu solution, with the self-test's cache: its extension is built once for both.
-  const std::string common = " --backend host --python " + py_ + " --cache-dir " + KFORGE_TEST_BINARY_DIR +
-                             "/selftest-cache --json";
+  const std::string common =
+      " --backend host --python " + py_ + " --cache-dir " + KFORGE_TEST_BINARY_DIR + "/selftest-cache --json";
   const std::string relu = src("tests/adversarial/problems/relu.py");
   Ran ok = run("eval --problem " + relu + " --candidate " + src("tests/adversarial/kernelbench/host/honest_relu.py") +
                common);

@@ -59,15 +59,16 @@ class GpuEval : public ::testing::Test {
   }
 
   // Evaluates, prints one figure line for the benchmark table, checks the baseline against the facts.
-  Verdict check(const std::string& prefix, const std::string& candidate, bool expect_correct,
-                bool compare_facts = true, Evaluator* with = nullptr) {
+  Verdict check(const std::string& prefix, const std::string& candidate, bool expect_correct, bool compare_facts = true,
+                Evaluator* with = nullptr) {
     std::string prob = find_problem(prefix);
     EXPECT_FALSE(prob.empty()) << prefix;
     Verdict v = (with ? with : eval_)->evaluate_file(prob, src("tests/evaluator/cuda/" + candidate));
-    std::printf("GPUFIG problem=%s candidate=%s verdict=%s time_ms=%.4f ref_ms=%.4f speedup=%.3f compile_s=%.2f "
-                "eval_s=%.2f\n",
-                fs::path(prob).stem().c_str(), candidate.c_str(), to_string(v.kind).c_str(), v.time_ms.value_or(-1),
-                v.ref_time_ms.value_or(-1), v.speedup.value_or(-1), v.compile_s, v.eval_s);
+    std::printf(
+        "GPUFIG problem=%s candidate=%s verdict=%s time_ms=%.4f ref_ms=%.4f speedup=%.3f compile_s=%.2f "
+        "eval_s=%.2f\n",
+        fs::path(prob).stem().c_str(), candidate.c_str(), to_string(v.kind).c_str(), v.time_ms.value_or(-1),
+        v.ref_time_ms.value_or(-1), v.speedup.value_or(-1), v.compile_s, v.eval_s);
     if (expect_correct) {
       EXPECT_EQ(v.kind, VerdictKind::correct) << reasons_text(v) << "\n" << v.compiler_output;
       std::string stem = fs::path(prob).stem().string();
@@ -188,9 +189,11 @@ TEST_F(GpuEval, YardsticksRelu19) {
     EXPECT_TRUE(b.time_ms.has_value()) << name << ": " << b.error;
     EXPECT_TRUE(b.peak.has_value()) << name;
   }
-  std::printf("GPUFIG yardsticks %s\n",
-              nlohmann::json{{"baselines", v.to_json()["baselines"]}, {"peak", v.to_json()["peak"]},
-                             {"roofline", v.to_json()["roofline"]}}.dump().c_str());
+  std::printf("GPUFIG yardsticks %s\n", nlohmann::json{{"baselines", v.to_json()["baselines"]},
+                                                       {"peak", v.to_json()["peak"]},
+                                                       {"roofline", v.to_json()["roofline"]}}
+                                            .dump()
+                                            .c_str());
 }
 
 TEST_F(GpuEval, EnvironmentReportsTheGpu) {

@@ -47,9 +47,7 @@ class HostEval : public ::testing::Test {
     o.runner_timeout_s = 120;
     return o;
   }
-  void SetUp() override {
-    ASSERT_FALSE(python_.empty()) << kNoTorchAdvice;
-  }
+  void SetUp() override { ASSERT_FALSE(python_.empty()) << kNoTorchAdvice; }
   Verdict run(const std::string& prob, const std::string& cand) {
     return eval_->evaluate_file(problem(prob), host_candidate(cand));
   }
@@ -210,7 +208,7 @@ TEST_F(HostEval, TrivialStatsShowAllcloseBlindSpot) {
     found = true;
     EXPECT_FALSE(t.judge_passes);
     ASSERT_EQ(t.allclose.size(), 2u);
-    EXPECT_TRUE(t.allclose[0].second);   // allclose(atol=1e-2) accepts zeros here
+    EXPECT_TRUE(t.allclose[0].second);  // allclose(atol=1e-2) accepts zeros here
     EXPECT_FALSE(t.allclose[1].second);
     EXPECT_NEAR(t.stats.rel_l2, 1.0, 1e-9);
   }
@@ -281,7 +279,8 @@ TEST_F(HostEval, TrialSeedsAreDrawnPerEvaluationUnlessGiven) {
   EXPECT_EQ(seeds_of(c), seeds_of(d));
   ASSERT_EQ(checks_of(c)["trials"].size(), checks_of(d)["trials"].size());
   for (size_t i = 0; i < checks_of(c)["trials"].size(); ++i)
-    EXPECT_EQ(checks_of(c)["trials"][i]["outputs"][0]["ref_rms"], checks_of(d)["trials"][i]["outputs"][0]["ref_rms"]) << i;
+    EXPECT_EQ(checks_of(c)["trials"][i]["outputs"][0]["ref_rms"], checks_of(d)["trials"][i]["outputs"][0]["ref_rms"])
+        << i;
 }
 
 // Precision on the problem's own inputs: every checked trial compares the candidate with a float64 reference

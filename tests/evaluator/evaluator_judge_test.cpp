@@ -179,15 +179,15 @@ TEST(Judge, ARunnerThatDiesBeforeTheCandidateIsLoadedIsTheHarnessFailure) {
 // Precision against float64: the ratio to the float32 reference's own error, with a floor for outputs float32
 // computes exactly; the measured honest orders (<= 6.3) pass, operand rounding at K = 512 (15.5) fails.
 TEST(Judge, PrecisionRatioHasAFloorAndABound) {
-  EXPECT_DOUBLE_EQ(precision_ratio({2e-6, 1e-7}), 2.0);   // below the floor: the floor divides
-  EXPECT_DOUBLE_EQ(precision_ratio({4e-6, 2e-6}), 2.0);   // above it: the reference's own error does
+  EXPECT_DOUBLE_EQ(precision_ratio({2e-6, 1e-7}), 2.0);    // below the floor: the floor divides
+  EXPECT_DOUBLE_EQ(precision_ratio({4e-6, 2e-6}), 2.0);    // above it: the reference's own error does
   EXPECT_FALSE(judge_precision("out", {6.3e-6, 6.8e-8}));  // sequential float32 sums over 65536 terms
   EXPECT_FALSE(judge_precision("out", {0.0, 0.0}));        // exact
-  auto r = judge_precision("out", {1.55e-5, 1.21e-7});    // fp16 operands, K = 512
+  auto r = judge_precision("out", {1.55e-5, 1.21e-7});     // fp16 operands, K = 512
   ASSERT_TRUE(r);
   EXPECT_EQ(r->code, "incorrect.reduced_precision");
   EXPECT_NE(r->detail.find("15.5x"), std::string::npos) << r->detail;
-  EXPECT_TRUE(judge_precision("out", {4e-5, 1e-6}));      // 40x the reference's own
+  EXPECT_TRUE(judge_precision("out", {4e-5, 1e-6}));  // 40x the reference's own
 }
 
 // The one finishing rule: rejected before incorrect before correct, from the reasons of a verdict still correct;

@@ -245,12 +245,12 @@ class ModelNew(nn.Module):
 }
 
 TEST_F(StaticCheck, EarlyReturnsAndExceptionHandlers) {
-  for (const std::string forward : {
-           // A fallback after the kernel's early return runs only where the kernel's path does not.
-           "        if x.is_cuda:\n            return ext.relu_k(x)\n        return torch.relu(x)\n",
-           "        try:\n            return ext.relu_k(x)\n        except RuntimeError:\n"
-           "            return torch.relu(x)\n",
-           "        if x.dim() != 2:\n            raise ValueError('2-D only')\n        return ext.relu_k(x)\n"}) {
+  for (const std::string forward :
+       {// A fallback after the kernel's early return runs only where the kernel's path does not.
+        "        if x.is_cuda:\n            return ext.relu_k(x)\n        return torch.relu(x)\n",
+        "        try:\n            return ext.relu_k(x)\n        except RuntimeError:\n"
+        "            return torch.relu(x)\n",
+        "        if x.dim() != 2:\n            raise ValueError('2-D only')\n        return ext.relu_k(x)\n"}) {
     auto f = solution("class ModelNew(nn.Module):\n    def forward(self, x):\n" + forward);
     EXPECT_TRUE(f["forward_units"].empty()) << forward << f.dump();
     EXPECT_EQ(judged(f, reference(kReluProblem), *env_), kAccepted) << forward;

@@ -159,7 +159,8 @@ class ModelNew(nn.Module):
   ASSERT_EQ((*f)["cpp_torch_ops"].size(), 1u) << f->dump();
   EXPECT_EQ((*f)["cpp_torch_ops"][0]["op"], "matmul");
   EXPECT_EQ((*f)["load_inline"][0]["name"], "mm_ext");
-  EXPECT_EQ(codes(judge_torch_fallback(*f, work({"matmul"}), nullptr)), (std::vector<std::string>{"rejected.torch_fallback"}));
+  EXPECT_EQ(codes(judge_torch_fallback(*f, work({"matmul"}), nullptr)),
+            (std::vector<std::string>{"rejected.torch_fallback"}));
 }
 
 TEST_F(StaticCheck, HarnessTamperingFromPython) {
@@ -247,8 +248,9 @@ class Model(nn.Module):
   ASSERT_TRUE(f.ok());
   EXPECT_EQ((*f)["reference_ops"], nlohmann::json({"conv2d", "group_norm", "mean", "pow", "relu"})) << f->dump();
   // Its work in units: each operator where forward reaches it, and the arithmetic on tensors (- 1.0, * 2, + 1).
-  EXPECT_EQ((*f)["reference_units"], nlohmann::json({{"arithmetic", 3}, {"conv2d", 1}, {"group_norm", 1}, {"mean", 1},
-                                                     {"pow", 1}, {"relu", 1}})) << f->dump();
+  EXPECT_EQ((*f)["reference_units"],
+            nlohmann::json({{"arithmetic", 3}, {"conv2d", 1}, {"group_norm", 1}, {"mean", 1}, {"pow", 1}, {"relu", 1}}))
+      << f->dump();
 }
 
 // The field's fallback styles that hide a call from the text are refused whatever they call.
@@ -262,7 +264,8 @@ TEST_F(StaticCheck, HiddenCallsRefused) {
            "import base64\nclass ModelNew(nn.Module):\n    def forward(self, x):\n        return ext.relu_k(x)\n",
            "class ModelNew(nn.Module):\n    def forward(self, x):\n        return ext.relu_k(x)\n"
            "    def __call__(self, x):\n        return torch.relu(x)\n",
-           "ext.relu_k = torch.relu\nclass ModelNew(nn.Module):\n    def forward(self, x):\n        return ext.relu_k(x)\n",
+           "ext.relu_k = torch.relu\nclass ModelNew(nn.Module):\n    def forward(self, x):\n        return "
+           "ext.relu_k(x)\n",
            "class ModelNew(nn.Module):\n    def forward(self, x):\n        return torch.compile(ext.relu_k)(x)\n",
        }) {
     auto f = solution(body);
@@ -270,8 +273,9 @@ TEST_F(StaticCheck, HiddenCallsRefused) {
         << body << f.dump();
   }
   // os is the runner's too: patching it is tampering.
-  auto f = solution("import os\nos._exit = print\nclass ModelNew(nn.Module):\n    def forward(self, x):\n"
-                    "        return ext.relu_k(x)\n");
+  auto f = solution(
+      "import os\nos._exit = print\nclass ModelNew(nn.Module):\n    def forward(self, x):\n"
+      "        return ext.relu_k(x)\n");
   EXPECT_EQ(codes(judge_static(f, Backend::host, *env_)), (std::vector<std::string>{"rejected.harness_tampering"}));
 }
 
@@ -285,7 +289,8 @@ class ModelNew(nn.Module):
         return torch.where(x > 0, x, torch.zeros_like(x))
 )");
   EXPECT_EQ(ops(f), (std::vector<std::string>{"where"})) << f.dump();
-  EXPECT_EQ(codes(judge_torch_fallback(f, work({"relu"}), nullptr)), (std::vector<std::string>{"rejected.torch_fallback"}));
+  EXPECT_EQ(codes(judge_torch_fallback(f, work({"relu"}), nullptr)),
+            (std::vector<std::string>{"rejected.torch_fallback"}));
   auto copy = solution(R"(
 class Model(nn.Module):
     def forward(self, x):
@@ -354,8 +359,7 @@ TEST(ExtensionCall, KeyMatchesThePythonSide) {
   auto call = parse_extension_call(record);
   ASSERT_TRUE(call.ok()) << call.error().message;
   EXPECT_EQ(call->key, key);
-  EXPECT_NE(call->main_cpp().find("m.def(\"f\", torch::wrap_pybind_function(f), \"doc \xc3\xa9\");"),
-            std::string::npos)
+  EXPECT_NE(call->main_cpp().find("m.def(\"f\", torch::wrap_pybind_function(f), \"doc \xc3\xa9\");"), std::string::npos)
       << call->main_cpp();
 }
 
@@ -432,29 +436,67 @@ TEST(CompilerFlags, AllowListAppliesAfterForwarding) {
   EXPECT_TRUE(ok({"-O3", "-march=native", "-funroll-loops", "-Wall", "-Wno-unused", "-DBLOCK=64", "-std=c++17",
                   "-fopenmp", "-ffast-math", "-g", "-I/opt/x"},
                  FlagTool::gcc));
-  EXPECT_TRUE(ok({"-O3", "--use_fast_math", "-Xcompiler", "-fopenmp,-O3", "-Xcompiler=-Wall", "--compiler-options",
-                  "-fPIC", "-Xptxas=-v", "-Xptxas", "-O3,--warn-on-spills", "-lineinfo", "--maxrregcount=64",
-                  "-gencode", "arch=compute_90a,code=sm_90a", "-arch=sm_90", "--expt-relaxed-constexpr",
-                  "-std=c++17", "-DX", "-t", "4"},
+  EXPECT_TRUE(ok({"-O3",
+                  "--use_fast_math",
+                  "-Xcompiler",
+                  "-fopenmp,-O3",
+                  "-Xcompiler=-Wall",
+                  "--compiler-options",
+                  "-fPIC",
+                  "-Xptxas=-v",
+                  "-Xptxas",
+                  "-O3,--warn-on-spills",
+                  "-lineinfo",
+                  "--maxrregcount=64",
+                  "-gencode",
+                  "arch=compute_90a,code=sm_90a",
+                  "-arch=sm_90",
+                  "--expt-relaxed-constexpr",
+                  "-std=c++17",
+                  "-DX",
+                  "-t",
+                  "4"},
                  FlagTool::nvcc));
-  EXPECT_TRUE(ok({"-lcublas", "-L/usr/local/cuda/lib64", "-Wl,--as-needed", "-Xlinker", "--no-as-needed"},
-                 FlagTool::link));
-  for (const auto& bad : std::vector<std::vector<std::string>>{
-           {"-fplugin=/tmp/x.so"}, {"-wrapper", "sh"}, {"-B/tmp"}, {"-specs=/tmp/s"}, {"@/tmp/flags"},
-           {"-o", "/tmp/x"}, {"-Wl,-rpath,/tmp"}, {"-Wa,-adhln"}, {"-Wp,-include,/etc/passwd"}, {"-include", "x.h"},
-           {"-save-temps"}, {"-fdump-tree-all"}, {"-Xlinker", "-rpath"}, {"-I-fplugin=x"}, {"-D"}})
+  EXPECT_TRUE(
+      ok({"-lcublas", "-L/usr/local/cuda/lib64", "-Wl,--as-needed", "-Xlinker", "--no-as-needed"}, FlagTool::link));
+  for (const auto& bad : std::vector<std::vector<std::string>>{{"-fplugin=/tmp/x.so"},
+                                                               {"-wrapper", "sh"},
+                                                               {"-B/tmp"},
+                                                               {"-specs=/tmp/s"},
+                                                               {"@/tmp/flags"},
+                                                               {"-o", "/tmp/x"},
+                                                               {"-Wl,-rpath,/tmp"},
+                                                               {"-Wa,-adhln"},
+                                                               {"-Wp,-include,/etc/passwd"},
+                                                               {"-include", "x.h"},
+                                                               {"-save-temps"},
+                                                               {"-fdump-tree-all"},
+                                                               {"-Xlinker", "-rpath"},
+                                                               {"-I-fplugin=x"},
+                                                               {"-D"}})
     EXPECT_FALSE(ok(bad, FlagTool::gcc)) << bad[0];
-  for (const auto& bad : std::vector<std::vector<std::string>>{
-           {"-Xcompiler=-fplugin=/tmp/x.so"}, {"-Xcompiler", "-O3,-wrapper,/bin/sh"}, {"--compiler-options=-B/tmp"},
-           {"-Xcompiler", "-specs=/tmp/s"}, {"-Xcompiler", "@/tmp/f"}, {"@/tmp/f"}, {"-ccbin=/bin/sh"},
-           {"--compiler-bindir", "/bin"}, {"-Xlinker", "-rpath"}, {"--linker-options=-rpath"}, {"-Xnvlink", "x"},
-           {"-Xptxas", "--output-file=/tmp/x"}, {"--keep"}, {"-rdc=true"}, {"--options-file", "f"}, {"-Xcompiler"}})
+  for (const auto& bad : std::vector<std::vector<std::string>>{{"-Xcompiler=-fplugin=/tmp/x.so"},
+                                                               {"-Xcompiler", "-O3,-wrapper,/bin/sh"},
+                                                               {"--compiler-options=-B/tmp"},
+                                                               {"-Xcompiler", "-specs=/tmp/s"},
+                                                               {"-Xcompiler", "@/tmp/f"},
+                                                               {"@/tmp/f"},
+                                                               {"-ccbin=/bin/sh"},
+                                                               {"--compiler-bindir", "/bin"},
+                                                               {"-Xlinker", "-rpath"},
+                                                               {"--linker-options=-rpath"},
+                                                               {"-Xnvlink", "x"},
+                                                               {"-Xptxas", "--output-file=/tmp/x"},
+                                                               {"--keep"},
+                                                               {"-rdc=true"},
+                                                               {"--options-file", "f"},
+                                                               {"-Xcompiler"}})
     EXPECT_FALSE(ok(bad, FlagTool::nvcc)) << bad[0];
   for (const auto& bad : std::vector<std::vector<std::string>>{
            {"-Wl,-rpath,/tmp"}, {"-Xlinker", "--wrap=malloc"}, {"-l:libevil.so"}, {"/tmp/evil.so"}, {"-ldl"}})
     EXPECT_FALSE(ok(bad, FlagTool::link)) << bad[0];
-  const auto refused = check_compiler_flags({"-O3", "-Xcompiler=-O2,-fplugin=p.so"}, FlagTool::nvcc, "extra_cuda_cflags",
-                                            "ext");
+  const auto refused =
+      check_compiler_flags({"-O3", "-Xcompiler=-O2,-fplugin=p.so"}, FlagTool::nvcc, "extra_cuda_cflags", "ext");
   ASSERT_FALSE(refused.ok());
   EXPECT_NE(refused.error().message.find("'-fplugin=p.so' (passed to g++ through -Xcompiler=)"), std::string::npos)
       << refused.error().message;
@@ -471,7 +513,10 @@ TEST(ExtensionSymbols, ComputeOperatorsAndLookupsRefusedGlueAllowed) {
       "6DeviceEES5_IbES5_INS6_12MemoryFormatEE",
       "_ZN2at4_ops4view4callERKNS_6TensorEN3c108ArrayRefINS5_6SymIntEEE",
       "_ZN2at4_ops8to_dtype4callERKNS_6TensorEN3c1010ScalarTypeEbbSt8optionalINS5_12MemoryFormatEE",
-      "_ZN3c106detail14torchCheckFailEPKcS2_jS2_", "PyEval_GetBuiltins", "PyObject_GetAttrString", "malloc",
+      "_ZN3c106detail14torchCheckFailEPKcS2_jS2_",
+      "PyEval_GetBuiltins",
+      "PyObject_GetAttrString",
+      "malloc",
       "_ZN3c104cuda20getCurrentCUDAStreamEa"};
   EXPECT_TRUE(refused_imports(glue, false).empty());
   auto one = [](const std::string& symbol, bool vendor_ok = false) {

@@ -28,11 +28,17 @@ class ReplayRecord : public ::testing::Test {
     fs::remove_all(root_);
     fs::create_directories(root_ / "job" / "record");
     fs::create_directories(root_ / "out");
-    oracle_ = std::make_unique<OracleClient>(python, src("evaluator/oracle/oracle.py"), (root_ / "oracle.log").string());
-    ASSERT_TRUE(ask({{"op", "load"}, {"path", src("tests/adversarial/problems/relu.py")}, {"precision", "fp32"},
-                     {"backend", "host"}, {"export_state", false}}).ok());
-    ASSERT_TRUE(ask({{"op", "setup"}, {"dir", (root_ / "job").string()}, {"seeds", nlohmann::json::array({7})},
-                     {"slots", 1}}).ok());
+    oracle_ =
+        std::make_unique<OracleClient>(python, src("evaluator/oracle/oracle.py"), (root_ / "oracle.log").string());
+    ASSERT_TRUE(ask({{"op", "load"},
+                     {"path", src("tests/adversarial/problems/relu.py")},
+                     {"precision", "fp32"},
+                     {"backend", "host"},
+                     {"export_state", false}})
+                    .ok());
+    ASSERT_TRUE(
+        ask({{"op", "setup"}, {"dir", (root_ / "job").string()}, {"seeds", nlohmann::json::array({7})}, {"slots", 1}})
+            .ok());
     ASSERT_TRUE(ask({{"op", "prepare"}, {"seed", 7}, {"variant", "own"}}).ok());
   }
   void TearDown() override {
@@ -60,8 +66,10 @@ class ReplayRecord : public ::testing::Test {
   }
   // replay_prepare's answer, which must be an answer (not an oracle error); "" when replayable.
   std::string prepare() {
-    auto r = ask({{"op", "replay_prepare"}, {"record", (root_ / "job" / "record").string()},
-                  {"out", (root_ / "out").string()}, {"extensions", nlohmann::json::array({"K"})},
+    auto r = ask({{"op", "replay_prepare"},
+                  {"record", (root_ / "job" / "record").string()},
+                  {"out", (root_ / "out").string()},
+                  {"extensions", nlohmann::json::array({"K"})},
                   {"max_bytes", 64 << 20}});
     EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().message);
     if (!r.ok()) return "oracle error";
@@ -106,11 +114,19 @@ TEST_F(ReplayRecord, DamagedRecordsAreRefusedWithAReason) {
 TEST_F(ReplayRecord, MistypedCallsAreRefusedWithAReason) {
   const auto good = nlohmann::json::parse(
       R"({"ext": "K", "fn": "f", "args": [{"tensor": 0}], "after": [1], "returns": [{"tensor": 2}]})");
-  for (const auto& [field, value] : std::vector<std::pair<std::string, std::string>>{
-           {"ext", R"("not-built")"}, {"ext", "5"}, {"fn", "5"}, {"fn", R"("__init__")"}, {"fn", R"("a b")"},
-           {"args", R"("x")"}, {"args", R"([{"tensor": 99}])"}, {"args", R"([{"tensor": true}])"},
-           {"args", R"([{"int": 1.5}])"}, {"args", R"([{"tensor": 0, "int": 1}])"}, {"after", "[null]"},
-           {"returns", R"([{"list": [{"tensor": 0}]}])"}}) {
+  for (const auto& [field, value] :
+       std::vector<std::pair<std::string, std::string>>{{"ext", R"("not-built")"},
+                                                        {"ext", "5"},
+                                                        {"fn", "5"},
+                                                        {"fn", R"("__init__")"},
+                                                        {"fn", R"("a b")"},
+                                                        {"args", R"("x")"},
+                                                        {"args", R"([{"tensor": 99}])"},
+                                                        {"args", R"([{"tensor": true}])"},
+                                                        {"args", R"([{"int": 1.5}])"},
+                                                        {"args", R"([{"tensor": 0, "int": 1}])"},
+                                                        {"after", "[null]"},
+                                                        {"returns", R"([{"list": [{"tensor": 0}]}])"}}) {
     nlohmann::json call = good;
     call[field] = nlohmann::json::parse(value);
     write_record(call);
@@ -128,7 +144,8 @@ TEST_F(ReplayRecord, MistypedCallsAreRefusedWithAReason) {
 
 TEST_F(ReplayRecord, DamagedReplayResultsAreNotTrusted) {
   auto judge = [&]() -> nlohmann::json {
-    auto r = ask({{"op", "replay_judge"}, {"dir", (root_ / "out").string()},
+    auto r = ask({{"op", "replay_judge"},
+                  {"dir", (root_ / "out").string()},
                   {"tolerances", nlohmann::json::parse(R"({"float32": {"rtol": 1e-4, "atol_scale": 1e-5}})")},
                   {"max_bytes", 64 << 20}});
     EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().message);

@@ -48,7 +48,9 @@ class StaticCheck : public ::testing::Test {
   }
   static nlohmann::json solution(const std::string& body) { return check("solution", std::string(kHeader) + body); }
   // The work of a problem whose file is `text`, as the evaluator reads it.
-  static ReferenceWork reference(const std::string& text) { return ReferenceWork::from_findings(check("problem", text)); }
+  static ReferenceWork reference(const std::string& text) {
+    return ReferenceWork::from_findings(check("problem", text));
+  }
   // A reference doing each operator once.
   static ReferenceWork work(const std::vector<std::string>& ops) {
     ReferenceWork w;

@@ -42,9 +42,7 @@ class Yardsticks : public ::testing::Test {
     o.compile_baseline = compile ? "on" : "off";
     return o;
   }
-  void SetUp() override {
-    ASSERT_FALSE(python_.empty()) << kNoTorchAdvice;
-  }
+  void SetUp() override { ASSERT_FALSE(python_.empty()) << kNoTorchAdvice; }
   static Work work_of(const std::string& name) {
     auto r = eval_->roofline(problem("roofline/" + name));
     EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().message);

@@ -7,8 +7,8 @@
 #include <cstdio>
 #include <thread>
 
-#include "mock_test_util.h"
 #include "core/child_process.h"
+#include "mock_test_util.h"
 #include "tests/support/command.h"
 
 namespace kf::mock::testing {
@@ -53,7 +53,8 @@ TEST(MockCliConfigs, ValidateBrokenFilePrintsFileFieldReasonAndExitsTwo) {
   EXPECT_NE(r.output.find(broken + ": colour: unknown field"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find(good + ": valid"), std::string::npos) << r.output;
   EXPECT_EQ(r.output.find("sk-this-is"), std::string::npos) << "a pasted key was echoed";
-  auto warn = run(kKforge + " configs validate " + quote(kSource + "/tests/mockserver/fixtures/reasoning-temperature-warning.json"));
+  auto warn = run(kKforge + " configs validate " +
+                  quote(kSource + "/tests/mockserver/fixtures/reasoning-temperature-warning.json"));
   EXPECT_EQ(warn.exit_code, 0) << warn.output;
   EXPECT_NE(warn.output.find("warning"), std::string::npos) << warn.output;
 }
@@ -76,7 +77,8 @@ TEST(MockCliServer, ProcessWritesPortFileServesLogsAndStopsOnSigterm) {
   std::filesystem::remove(port_file);
   std::filesystem::remove(log_file);
   auto server = BackgroundChild::start(
-      ChildCommand{{kKforge, "mock-server", "--port", "0", "--port-file", port_file, "--log", log_file}, {}, false, "", 0},
+      ChildCommand{
+          {kKforge, "mock-server", "--port", "0", "--port-file", port_file, "--log", log_file}, {}, false, "", 0},
       out_file, "/dev/stderr");
   ASSERT_TRUE(server.ok()) << server.error().message;
   int port = 0;
@@ -106,7 +108,8 @@ constexpr const char* kAskScript = R"([
   {"answer": "Use a grid-stride loop.", "reasoning": "Elementwise op.", "times": "unlimited",
    "usage": {"input": 100, "cached": 40, "output": 20, "reasoning": 30}}])";
 
-std::string ask(const ScriptedServer& server, const std::string& config, const std::string& extra, const std::string& prompt) {
+std::string ask(const ScriptedServer& server, const std::string& config, const std::string& extra,
+                const std::string& prompt) {
   return "KFORGE_MOCK_URL=http://127.0.0.1:" + std::to_string(server.port()) + " " + kKforge + " ask --config " +
          quote(kSource + "/configs/demo/" + config + ".json") + " " + extra + " " + quote(prompt);
 }
@@ -118,9 +121,12 @@ TEST(MockCliAsk, EveryDemoConfigStreamingAndNot) {
     for (const char* mode : {"", "--no-stream"}) {
       auto r = run(ask(server, config, mode, "write relu"));
       EXPECT_EQ(r.exit_code, 0) << config << " " << mode << "\n" << r.output;
-      EXPECT_NE(r.output.find("Use a grid-stride loop."), std::string::npos) << config << " " << mode << "\n" << r.output;
-      EXPECT_NE(r.output.find("reasoning: 15 characters"), std::string::npos) << config << " " << mode << "\n" << r.output;
-      EXPECT_NE(r.output.find("usage: input 100 (cached 40)"), std::string::npos) << config << " " << mode << "\n" << r.output;
+      EXPECT_NE(r.output.find("Use a grid-stride loop."), std::string::npos) << config << " " << mode << "\n"
+                                                                             << r.output;
+      EXPECT_NE(r.output.find("reasoning: 15 characters"), std::string::npos) << config << " " << mode << "\n"
+                                                                              << r.output;
+      EXPECT_NE(r.output.find("usage: input 100 (cached 40)"), std::string::npos) << config << " " << mode << "\n"
+                                                                                  << r.output;
     }
   }
   // OpenAI prices 1.10 / 0.275 cached / 4.40 output and reasoning: 60*1.10 + 40*0.275 + 20*4.40 + 30*4.40 = 297 µ$.
@@ -135,8 +141,8 @@ TEST(MockCliAsk, EveryDemoConfigStreamingAndNot) {
 TEST(MockCliAsk, BaseUrlFlagOverridesTheConfig) {
   ScriptedServer server(kAskScript);
   auto r = run("KFORGE_MOCK_URL=http://127.0.0.1:1 " + kKforge + " ask --config " +
-               quote(kSource + "/configs/demo/qwen-coder-vllm.json") + " --base-url http://127.0.0.1:" +
-               std::to_string(server.port()) + "/v1 hello");
+               quote(kSource + "/configs/demo/qwen-coder-vllm.json") +
+               " --base-url http://127.0.0.1:" + std::to_string(server.port()) + "/v1 hello");
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_EQ(server.log().size(), 1u);
 }

@@ -34,12 +34,14 @@ TEST(MockServerKeys, TheParentMarkerPicksTheEntryInTheUserMessageOrThePreviousAn
   ScriptedServer server(kLandscape);
   EXPECT_EQ(reply_of(server.post("/v1/chat/completions", conversation({{"user", "Problem: p"}}))), "// landscape: p/a");
   // A search prompt showing the parent (and an inspiration after it): the first marker is the key.
-  EXPECT_EQ(reply_of(server.post("/v1/chat/completions",
-                                 conversation({{"user", "Improve:\n// landscape: p/b\nFor inspiration:\n// landscape: p/a"}}))),
+  EXPECT_EQ(reply_of(server.post(
+                "/v1/chat/completions",
+                conversation({{"user", "Improve:\n// landscape: p/b\nFor inspiration:\n// landscape: p/a"}}))),
             "// landscape: p/d");
   // A refinement turn: the feedback has no marker, the previous answer (the parent) has.
   EXPECT_EQ(reply_of(server.post("/v1/chat/completions",
-                                 conversation({{"user", "Problem: p"}, {"assistant", "// landscape: p/c"},
+                                 conversation({{"user", "Problem: p"},
+                                               {"assistant", "// landscape: p/c"},
                                                {"user", "Your kernel is correct. Make it faster."}}))),
             "// landscape: p/d");
   // A key no entry names falls through to the other entries: here nothing else matches.

@@ -97,9 +97,10 @@ class ScriptedServer {
 };
 
 inline nlohmann::json chat_body(const std::string& prompt, bool stream, bool include_usage = true) {
-  nlohmann::json b = {{"model", "test-model"},
-                      {"messages", {{{"role", "system"}, {"content", "be brief"}}, {{"role", "user"}, {"content", prompt}}}},
-                      {"stream", stream}};
+  nlohmann::json b = {
+      {"model", "test-model"},
+      {"messages", {{{"role", "system"}, {"content", "be brief"}}, {{"role", "user"}, {"content", prompt}}}},
+      {"stream", stream}};
   if (stream && include_usage) b["stream_options"] = {{"include_usage", true}};
   return b;
 }

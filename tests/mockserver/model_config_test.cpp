@@ -72,7 +72,9 @@ TEST(ModelConfig, LoadsFieldsAndDefaults) {
 }
 
 TEST(ModelConfig, ReasoningPriceDefaultsToOutputAndCachedToInput) {
-  nlohmann::json doc = {{"provider", "openai-chat"}, {"base_url", "https://api.openai.com/v1"}, {"model", "gpt-4.1"},
+  nlohmann::json doc = {{"provider", "openai-chat"},
+                        {"base_url", "https://api.openai.com/v1"},
+                        {"model", "gpt-4.1"},
                         {"prices", {{"input", 2.0}, {"output", 8.0}}}};
   auto path = std::filesystem::temp_directory_path() / ("kforge-config-test-" + std::to_string(::getpid()) + ".json");
   {
@@ -90,8 +92,10 @@ TEST(ModelConfig, ReasoningPriceDefaultsToOutputAndCachedToInput) {
 
 TEST(ModelConfig, MaxServerWait) {
   auto write = [](const nlohmann::json& retry) {
-    nlohmann::json doc = {{"provider", "gemini"}, {"base_url", "https://generativelanguage.googleapis.com/v1beta"},
-                          {"model", "gemini-2.5-pro"}, {"retry", retry}};
+    nlohmann::json doc = {{"provider", "gemini"},
+                          {"base_url", "https://generativelanguage.googleapis.com/v1beta"},
+                          {"model", "gemini-2.5-pro"},
+                          {"retry", retry}};
     auto path = std::filesystem::temp_directory_path() / ("kforge-config-wait-" + std::to_string(::getpid()) + ".json");
     std::ofstream(path) << doc.dump();
     return path;
@@ -143,7 +147,8 @@ TEST(ModelConfig, BrokenFileReportsEveryProblem) {
       {"prompt_overrides.system", "must be a file path"},
   };
   for (const auto& [field, reason] : expected) {
-    EXPECT_TRUE(has_problem(problems, field, reason)) << "missing " << field << ": " << reason << "\ngot:\n" << dump(problems);
+    EXPECT_TRUE(has_problem(problems, field, reason)) << "missing " << field << ": " << reason << "\ngot:\n"
+                                                      << dump(problems);
   }
   EXPECT_EQ(problems.size(), expected.size()) << dump(problems);
   for (const auto& p : problems) {
@@ -171,7 +176,8 @@ TEST(ModelConfig, AnthropicThinkingRules) {
   auto doc = nlohmann::json::parse(R"({"provider": "anthropic", "base_url": "https://a/v1", "model": "c",
       "generation": {"max_output_tokens": 2000, "thinking_budget_tokens": 4000, "temperature": 0.2}})");
   auto p2 = validate_model_config_json(doc, "inline.json");
-  EXPECT_TRUE(has_problem(p2, "generation.thinking_budget_tokens", "less than generation.max_output_tokens")) << dump(p2);
+  EXPECT_TRUE(has_problem(p2, "generation.thinking_budget_tokens", "less than generation.max_output_tokens"))
+      << dump(p2);
   auto w = model_config_warnings(doc, "inline.json");
   EXPECT_TRUE(has_problem(w, "generation.temperature", "temperature 1")) << dump(w);
 }
@@ -179,8 +185,10 @@ TEST(ModelConfig, AnthropicThinkingRules) {
 TEST(ModelConfig, YardstickKeys) {
   auto ok = nlohmann::json::parse(R"({"provider": "openai-chat", "base_url": "https://a/v1", "model": "m",
       "loop": {"stop_at_peak_fraction": 0.8}, "evaluation": {"baseline": "compile"}})");
-  EXPECT_TRUE(validate_model_config_json(ok, "inline.json").empty()) << dump(validate_model_config_json(ok, "inline.json"));
-  auto path = std::filesystem::temp_directory_path() / ("kforge_yardstick_keys_" + std::to_string(::getpid()) + ".json");
+  EXPECT_TRUE(validate_model_config_json(ok, "inline.json").empty())
+      << dump(validate_model_config_json(ok, "inline.json"));
+  auto path =
+      std::filesystem::temp_directory_path() / ("kforge_yardstick_keys_" + std::to_string(::getpid()) + ".json");
   std::ofstream(path) << ok.dump();
   auto c = load_model_config(path.string());
   std::filesystem::remove(path);
@@ -203,7 +211,8 @@ TEST(ModelConfig, SearchStrategyKeysNestInsideLoop) {
       "loop": {"strategy": "evolve", "rounds": 6, "seed": 3, "beam": {"width": 2},
                "evolve": {"islands": 3, "diversity": 0.5, "inspirations": 1, "migrate_every": 0},
                "stop": {"plateau_evaluations": 4}, "budget": {"evaluations": 20, "usd": 1.5}}})");
-  EXPECT_TRUE(validate_model_config_json(ok, "inline.json").empty()) << dump(validate_model_config_json(ok, "inline.json"));
+  EXPECT_TRUE(validate_model_config_json(ok, "inline.json").empty())
+      << dump(validate_model_config_json(ok, "inline.json"));
   auto path = std::filesystem::temp_directory_path() / ("kforge_search_keys_" + std::to_string(::getpid()) + ".json");
   std::ofstream(path) << ok.dump();
   auto c = load_model_config(path.string());
@@ -251,8 +260,8 @@ TEST(ModelConfig, NotJsonIsOneProblemNamingTheFile) {
 }
 
 TEST(ModelConfig, ProviderKindStrings) {
-  for (auto k : {ProviderKind::openai_chat, ProviderKind::openai_responses, ProviderKind::anthropic, ProviderKind::gemini,
-                 ProviderKind::openai_compatible}) {
+  for (auto k : {ProviderKind::openai_chat, ProviderKind::openai_responses, ProviderKind::anthropic,
+                 ProviderKind::gemini, ProviderKind::openai_compatible}) {
     EXPECT_EQ(provider_kind_from_string(to_string(k)), k);
   }
   EXPECT_FALSE(provider_kind_from_string("openai").has_value());
@@ -277,14 +286,15 @@ TEST(ModelConfig, BaseUrlEnvironmentSubstitution) {
   EXPECT_FALSE(expand_env_references("${UNCLOSED").ok());
 }
 
-
 TEST(ModelConfig, CandidateFormat) {
   auto plain = load_model_config(kSource + "/configs/qwen-coder-vllm.json");
   ASSERT_TRUE(plain.ok()) << plain.error().message;
   EXPECT_EQ(plain->candidate_format, CandidateFormat::kf_forward);  // the default
   for (const auto& name : candidate_format_names()) EXPECT_EQ(to_string(*candidate_format_from_string(name)), name);
 
-  nlohmann::json doc = {{"provider", "openai-chat"}, {"base_url", "https://api.openai.com/v1"}, {"model", "gpt-4.1"},
+  nlohmann::json doc = {{"provider", "openai-chat"},
+                        {"base_url", "https://api.openai.com/v1"},
+                        {"model", "gpt-4.1"},
                         {"candidate_format", "kernelbench"}};
   auto bad = validate_model_config_json(doc, "x.json");
   EXPECT_TRUE(has_problem(bad, "candidate_format",

@@ -61,7 +61,8 @@ TEST(MockScript, RejectsNonList) {
 }
 
 TEST(MockScript, ObjectFormWithKeyRuleKeyedEntriesAndChoices) {
-  auto s = parse(R"js({"comment": "landscape", "key": {"regex": "// marker: (\\w+)", "in": ["last_user", "last_assistant"],
+  auto s =
+      parse(R"js({"comment": "landscape", "key": {"regex": "// marker: (\\w+)", "in": ["last_user", "last_assistant"],
                       "occurrence": "last"},
                      "entries": [
                        {"key": "a", "choices": [{"answer": "x", "weight": 3}, {"status": 500}]},
@@ -96,13 +97,14 @@ TEST(MockScript, ReportsKeyAndChoiceProblems) {
                      "extra": true})");
   ASSERT_FALSE(s.ok());
   const std::string& m = s.error().message;
-  for (const char* expected : {"key.regex: invalid regular expression", "key.in: must be last_user",
-                               "key.occurrence: must be", "key.flags: unknown field", "extra: unknown field",
-                               "entry 0: answer: an entry with choices takes its reply from the chosen one",
-                               "entry 1: key: an empty list", "entry 1: choices: must be a non-empty list",
-                               "entry 2: choices[0]: match: selects an entry", "entry 2: choices[0]: weight: must be a positive",
-                               "entry 2: choices[0]: answer: must be a string", "entry 2: choices[1]: must be an object",
-                               "entry 3: weight: belongs to one of an entry's choices", "entry 4: key: must be a non-empty string"}) {
+  for (const char* expected :
+       {"key.regex: invalid regular expression", "key.in: must be last_user", "key.occurrence: must be",
+        "key.flags: unknown field", "extra: unknown field",
+        "entry 0: answer: an entry with choices takes its reply from the chosen one", "entry 1: key: an empty list",
+        "entry 1: choices: must be a non-empty list", "entry 2: choices[0]: match: selects an entry",
+        "entry 2: choices[0]: weight: must be a positive", "entry 2: choices[0]: answer: must be a string",
+        "entry 2: choices[1]: must be an object", "entry 3: weight: belongs to one of an entry's choices",
+        "entry 4: key: must be a non-empty string"}) {
     EXPECT_NE(m.find(expected), std::string::npos) << "missing '" << expected << "' in:\n" << m;
   }
 }
@@ -122,7 +124,10 @@ TEST(MockScript, BuiltInDemoScriptHasACudaKernel) {
 }
 
 TEST(MockWire, SplitTextKeepsUtf8Whole) {
-  std::string text = "a\xC3\xA9" "b\xE2\x82\xAC" "c";  // a é b € c
+  std::string text =
+      "a\xC3\xA9"
+      "b\xE2\x82\xAC"
+      "c";  // a é b € c
   auto pieces = split_text(text, 2);
   std::string joined;
   for (const auto& p : pieces) {
@@ -140,7 +145,8 @@ TEST(MockWire, SerializeVariants) {
   v.line_ending = "\r\n";
   v.comments = true;
   v.multiline_data = true;
-  EXPECT_EQ(serialize(ev, v), ": keep-alive\r\nevent: message_stop\r\ndata: {\r\ndata: \"type\":\"message_stop\"}\r\n\r\n");
+  EXPECT_EQ(serialize(ev, v),
+            ": keep-alive\r\nevent: message_stop\r\ndata: {\r\ndata: \"type\":\"message_stop\"}\r\n\r\n");
 }
 
 TEST(MockWire, ThinkFormsInChatContent) {

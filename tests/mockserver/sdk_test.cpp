@@ -19,14 +19,14 @@ using kf::testing::quote;
 
 // kExpected of sdk_clients.py, in kforge's accounting (docs/mock-server.md, "Usage").
 nlohmann::json script() {
-  const std::string answer = "Hello from the mock: \u00fcn\u00efcode \u2713 and a kernel ```cuda\n__global__ void k() {}\n```";
-  return nlohmann::json::array(
-      {{{"match", "sdk probe"},
-        {"answer", answer},
-        {"reasoning", "First I think about tiling, then about the epilogue."},
-        {"usage", {{"input", 40}, {"cached", 8}, {"output", 12}, {"reasoning", 7}}},
-        {"chunk_chars", 5}},
-       {{"match", "rate limit probe"}, {"status", 429}}});
+  const std::string answer =
+      "Hello from the mock: \u00fcn\u00efcode \u2713 and a kernel ```cuda\n__global__ void k() {}\n```";
+  return nlohmann::json::array({{{"match", "sdk probe"},
+                                 {"answer", answer},
+                                 {"reasoning", "First I think about tiling, then about the epilogue."},
+                                 {"usage", {{"input", 40}, {"cached", 8}, {"output", 12}, {"reasoning", 7}}},
+                                 {"chunk_chars", 5}},
+                                {{"match", "rate limit probe"}, {"status", 429}}});
 }
 
 // Which SDK package speaks each API kind.
@@ -59,9 +59,9 @@ class OfficialSdk : public ::testing::TestWithParam<std::tuple<std::string, bool
   // Runs the SDK client; its stderr names every field that differed.
   int run_client(const std::string& extra) {
     const auto& [api, stream] = GetParam();
-    return kf::testing::run_shell(quote(python_) + " " + quote(kf::testing::source_path("tests/mockserver/sdk_clients.py")) +
-                                  " --base-url " + quote(server_->base_url()) + " --api " + api +
-                                  (stream ? " --stream" : "") + extra)
+    return kf::testing::run_shell(quote(python_) + " " +
+                                  quote(kf::testing::source_path("tests/mockserver/sdk_clients.py")) + " --base-url " +
+                                  quote(server_->base_url()) + " --api " + api + (stream ? " --stream" : "") + extra)
         .exit_code;
   }
   static std::string* dir_;
@@ -86,7 +86,8 @@ INSTANTIATE_TEST_SUITE_P(EveryApiKind, OfficialSdk,
                          ::testing::Combine(::testing::Values("openai-chat", "openai-responses", "anthropic", "gemini"),
                                             ::testing::Bool()),
                          [](const auto& param_info) {
-                           std::string name = std::get<0>(param_info.param) + (std::get<1>(param_info.param) ? "_stream" : "");
+                           std::string name =
+                               std::get<0>(param_info.param) + (std::get<1>(param_info.param) ? "_stream" : "");
                            for (char& c : name)
                              if (c == '-') c = '_';
                            return name;

@@ -1,7 +1,7 @@
 // Integration tests: the scripted server over loopback, spoken to with a raw HTTP client.
 #include <atomic>
-#include <fstream>
 #include <chrono>
+#include <fstream>
 #include <thread>
 
 #include "mock_test_util.h"
@@ -133,8 +133,12 @@ TEST(MockServerResponses, NonStreamingAndIncomplete) {
 }
 
 json anthropic_body(bool stream) {
-  return {{"model", "claude-x"}, {"max_tokens", 100}, {"system", "sys"}, {"stream", stream},
-          {"messages", json::array({{{"role", "user"}, {"content", json::array({{{"type", "text"}, {"text", "hi"}}})}}})}};
+  return {
+      {"model", "claude-x"},
+      {"max_tokens", 100},
+      {"system", "sys"},
+      {"stream", stream},
+      {"messages", json::array({{{"role", "user"}, {"content", json::array({{{"type", "text"}, {"text", "hi"}}})}}})}};
 }
 
 TEST(MockServerAnthropic, StreamingThinkingRedactedAndText) {
@@ -372,7 +376,8 @@ TEST(MockServerFaults, DelayHoldsTheResponseAtLeastThatLong) {
 }
 
 TEST(MockServerSse, FramingVariants) {
-  ScriptedServer server(R"([{"answer": "hi", "sse": {"line_ending": "crlf", "comments": true, "multiline_data": true}}])");
+  ScriptedServer server(
+      R"([{"answer": "hi", "sse": {"line_ending": "crlf", "comments": true, "multiline_data": true}}])");
   auto res = server.post("/v1/chat/completions", chat_body("x", true));
   ASSERT_TRUE(res);
   EXPECT_NE(res->body.find(": keep-alive\r\n"), std::string::npos);
@@ -454,7 +459,8 @@ TEST(MockServerHttp, ServesTwoHundredConcurrentConnections) {
 // The real shapes (docs/providers.md's classification table): Gemini error details, arbitrary headers,
 // Anthropic thinking_tokens, a recorded body sent verbatim.
 TEST(MockServerRealShapes, GeminiErrorDetailsAndHeaders) {
-  ScriptedServer server(R"([{"status": 429, "error_type": "RESOURCE_EXHAUSTED", "error_message": "You exceeded your current quota",
+  ScriptedServer server(
+      R"([{"status": 429, "error_type": "RESOURCE_EXHAUSTED", "error_message": "You exceeded your current quota",
                              "quota_id": "GenerateContentInputTokensPerModelPerMinute-FreeTier", "retry_delay": "26s",
                              "headers": {"x-test-header": "v1"}},
                             {"status": 400, "error_type": "INVALID_ARGUMENT", "error_reason": "API_KEY_INVALID",
@@ -479,7 +485,8 @@ TEST(MockServerRealShapes, GeminiErrorDetailsAndHeaders) {
 }
 
 TEST(MockServerRealShapes, AnthropicThinkingTokensWhenAsked) {
-  ScriptedServer server(R"([{"answer": "a", "report_reasoning_tokens": true, "usage": {"input": 5, "output": 53, "reasoning": 67},
+  ScriptedServer server(
+      R"([{"answer": "a", "report_reasoning_tokens": true, "usage": {"input": 5, "output": 53, "reasoning": 67},
                              "times": "unlimited"}])");
   auto whole = server.post("/v1/messages", anthropic_body(false));
   ASSERT_TRUE(whole);
@@ -501,7 +508,8 @@ TEST(MockServerRealShapes, AnthropicThinkingTokensWhenAsked) {
 }
 
 TEST(MockServerRealShapes, UnreportedReasoningOmitsTheDetails) {
-  ScriptedServer server(R"([{"answer": "a", "reasoning": "r", "report_reasoning_tokens": false, "usage": {"output": 3, "reasoning": 4}}])");
+  ScriptedServer server(
+      R"([{"answer": "a", "reasoning": "r", "report_reasoning_tokens": false, "usage": {"output": 3, "reasoning": 4}}])");
   auto res = server.post("/v1/chat/completions", chat_body("q", false));
   ASSERT_TRUE(res);
   auto u = json::parse(res->body)["usage"];
@@ -513,7 +521,8 @@ TEST(MockServerRealShapes, BodyFileIsSentVerbatim) {
   const std::string file = temp_path("recorded-body.sse");
   const std::string recorded = ": keep-alive\r\n\r\ndata: {\"x\": 1}       \r\n\r\n";
   std::ofstream(file, std::ios::binary) << recorded;
-  ScriptedServer server(json::array({{{"body_file", file}, {"headers", {{"retry-after", "3"}}}, {"status", 503}}}).dump());
+  ScriptedServer server(
+      json::array({{{"body_file", file}, {"headers", {{"retry-after", "3"}}}, {"status", 503}}}).dump());
   auto res = server.post("/v1/chat/completions", chat_body("q", true));
   ASSERT_TRUE(res);
   EXPECT_EQ(res->status, 503);

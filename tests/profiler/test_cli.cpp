@@ -8,7 +8,6 @@
 
 #include <nlohmann/json.hpp>
 
-
 #include "core/files.h"
 #include "tests/support/command.h"
 
@@ -30,8 +29,8 @@ Outcome run(const std::string& args) {
 
 TEST(ProfilerCli, ProfileFromRecordsWritesTheBreakdown) {
   const std::string out = std::string(KFORGE_TEST_BINARY_DIR) + "/profiler-cli-test.json";
-  const Outcome o = run("profile --from-records " + kFixtures + "/records --rules " + kFixtures +
-                        "/rules.json --out " + out);
+  const Outcome o =
+      run("profile --from-records " + kFixtures + "/records --rules " + kFixtures + "/rules.json --out " + out);
   ASSERT_EQ(o.status, 0) << o.output;
   EXPECT_NE(o.output.find("addressable fraction"), std::string::npos) << o.output;
   EXPECT_NE(o.output.find("20.0%"), std::string::npos) << o.output;

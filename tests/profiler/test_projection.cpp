@@ -85,7 +85,8 @@ TEST(ProfilerProjection, MatchesTheHandComputedFixture) {
 }
 
 TEST(ProfilerProjection, DamagedCorpusLinesAreErrorsWithTheirLineNumber) {
-  auto bad = summarize_corpus_text("{\"kind\":\"evaluation\",\"config\":\"A\",\"problem\":{\"name\":\"p\"}}\n{oops\n", "c.jsonl");
+  auto bad = summarize_corpus_text("{\"kind\":\"evaluation\",\"config\":\"A\",\"problem\":{\"name\":\"p\"}}\n{oops\n",
+                                   "c.jsonl");
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.error().message.find("line 2"), std::string::npos) << bad.error().message;
   auto missing = summarize_corpus_text("{\"kind\":\"evaluation\",\"problem\":{\"name\":\"p\"}}\n", "c.jsonl");

@@ -91,8 +91,7 @@ TEST(ProfilerRules, ShippedRuleFileClassifiesCommonKernels) {
        "embedding"},
       {"void at::native::(anonymous namespace)::indexSelectLargeIndex<float, long, unsigned int, 2, 2, -2, true>()",
        "index_sort"},
-      {"void at::native::(anonymous namespace)::vectorized_layer_norm_kernel<c10::BFloat16, float>()",
-       "norm_softmax"},
+      {"void at::native::(anonymous namespace)::vectorized_layer_norm_kernel<c10::BFloat16, float>()", "norm_softmax"},
       {"void at::native::(anonymous namespace)::cunn_SoftMaxForward<4, float, float, float, Epilogue>()",
        "norm_softmax"},
       {"void at::native::vectorized_elementwise_kernel<4, at::native::GeluCUDAKernelImpl, "

@@ -7,7 +7,7 @@ namespace {
 
 TEST(Cost, EachTokenClassAtItsPrice) {
   Prices p;
-  p.input = 2;          // per million
+  p.input = 2;  // per million
   p.cached_input = 0.5;
   p.output = 8;
   p.reasoning = 10;

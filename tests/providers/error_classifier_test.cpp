@@ -30,6 +30,7 @@ constexpr auto OA = ApiFamily::openai;
 constexpr auto AN = ApiFamily::anthropic;
 constexpr auto GE = ApiFamily::gemini;
 
+// clang-format off
 const Row kRows[] = {
     // --- OpenAI (Chat, Responses, compatible servers)
     {"oc_429_tpm", OA, 429, {},
@@ -138,6 +139,7 @@ const Row kRows[] = {
     {"ge_midstream_unavailable", GE, 0, {}, R"({"error":{"code":503,"message":"overloaded","status":"UNAVAILABLE"}})",
      K::server, true, C::none, std::nullopt},
 };
+// clang-format on
 
 class ClassificationTable : public ::testing::TestWithParam<Row> {};
 
@@ -178,14 +180,16 @@ TEST(Durations, OpenAiTryAgainIn) {
 }
 
 TEST(Detail, NamesStatusTypeAndCode) {
-  const auto c = classify_http_error(ApiFamily::openai, 429, {}, R"({"error":{"message":"m","type":"requests","code":"rate_limit_exceeded"}})", 0);
+  const auto c = classify_http_error(ApiFamily::openai, 429, {},
+                                     R"({"error":{"message":"m","type":"requests","code":"rate_limit_exceeded"}})", 0);
   EXPECT_NE(c.detail.find("HTTP 429"), std::string::npos) << c.detail;
   EXPECT_NE(c.detail.find("requests/rate_limit_exceeded"), std::string::npos) << c.detail;
 }
 
 // Usage figures are hostile input too: out-of-range or non-numeric counts are not reported figures.
 TEST(UsageCounts, OnlyNumbersInRangeAreReported) {
-  const auto u = nlohmann::json::parse(R"({"a": 3, "b": 2.0, "c": 1e300, "d": "7", "e": 18446744073709551615, "f": null})");
+  const auto u =
+      nlohmann::json::parse(R"({"a": 3, "b": 2.0, "c": 1e300, "d": "7", "e": 18446744073709551615, "f": null})");
   EXPECT_EQ(api::reported_count(u, "a"), 3);
   EXPECT_EQ(api::reported_count(u, "b"), 2);
   for (const char* key : {"c", "d", "e", "f", "missing"}) EXPECT_FALSE(api::reported_count(u, key)) << key;

@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "tests/support/mock_server.h"
 #include "providers/provider.h"
+#include "tests/support/mock_server.h"
 
 namespace kf::providers {
 namespace {
@@ -26,8 +26,11 @@ using nlohmann::json;
 // (the GPU machine's copy). "" when the chosen folder holds no fixtures/.
 std::string wire_dir() {
   std::vector<std::string> candidates;
-  if (const char* d = std::getenv("KFORGE_WIRE_DIR"); d && *d) candidates.push_back(d);
-  else candidates = {std::string(KFORGE_TEST_SOURCE_DIR) + "/../shared/wire", std::string(KFORGE_TEST_SOURCE_DIR) + "/.shared/wire"};
+  if (const char* d = std::getenv("KFORGE_WIRE_DIR"); d && *d)
+    candidates.push_back(d);
+  else
+    candidates = {std::string(KFORGE_TEST_SOURCE_DIR) + "/../shared/wire",
+                  std::string(KFORGE_TEST_SOURCE_DIR) + "/.shared/wire"};
   for (const auto& dir : candidates)
     if (fs::is_directory(dir + "/fixtures")) return dir;
   return "";
@@ -97,9 +100,9 @@ constexpr auto NONE = S::none;
 const std::string kOcPlain =
     "I'm unable to provide real-time weather updates. To get the current weather in San Francisco, I recommend "
     "checking a reliable weather website or a weather app.";
-const json kOpenAiRateHeaders = {{"x-ratelimit-limit-requests", "60"},       {"x-ratelimit-limit-tokens", "150000"},
-                                 {"x-ratelimit-remaining-requests", "59"},   {"x-ratelimit-remaining-tokens", "149984"},
-                                 {"x-ratelimit-reset-requests", "1s"},       {"x-ratelimit-reset-tokens", "6m0s"}};
+const json kOpenAiRateHeaders = {{"x-ratelimit-limit-requests", "60"},     {"x-ratelimit-limit-tokens", "150000"},
+                                 {"x-ratelimit-remaining-requests", "59"}, {"x-ratelimit-remaining-tokens", "149984"},
+                                 {"x-ratelimit-reset-requests", "1s"},     {"x-ratelimit-reset-tokens", "6m0s"}};
 const json kAnthropicRateHeaders = {{"retry-after", "1"},
                                     {"anthropic-ratelimit-input-tokens-limit", "30000"},
                                     {"anthropic-ratelimit-input-tokens-remaining", "0"},
@@ -116,8 +119,8 @@ Case reply(std::string name, K kind, bool stream, std::vector<Step> steps, std::
   return c;
 }
 
-Case failure(std::string name, K kind, bool stream, std::vector<Step> steps, E error, ErrorCause cause = ErrorCause::none,
-             int attempts = 1) {
+Case failure(std::string name, K kind, bool stream, std::vector<Step> steps, E error,
+             ErrorCause cause = ErrorCause::none, int attempts = 1) {
   Case c{std::move(name), kind, stream, std::move(steps)};
   c.error = error;
   c.cause = cause;
@@ -136,62 +139,68 @@ Case long_reply(Case c, std::string prefix, std::string suffix, size_t bytes) {
 std::vector<Case> cases() {
   std::vector<Case> v;
   // --- OpenAI Chat Completions
-  v.push_back(reply("oc-nonstream-plain", K::openai_chat, false, {{"oc_nonstream_plain.json"}},
-                    "I'm unable to provide real-time weather updates. To get the current weather in San Francisco, I "
-                    "recommend checking a reliable weather website or app like the Weather Channel or a local news station.",
-                    "", "stop", {14, 0, 37, 0, R}));
-  v.push_back(reply("oc-stream-plain-usage-chunk", K::openai_chat, true, {{"oc_stream_plain.sse"}}, kOcPlain, "", "stop",
-                    {14, 0, 30, 0, R}));
+  v.push_back(
+      reply("oc-nonstream-plain", K::openai_chat, false, {{"oc_nonstream_plain.json"}},
+            "I'm unable to provide real-time weather updates. To get the current weather in San Francisco, I "
+            "recommend checking a reliable weather website or app like the Weather Channel or a local news station.",
+            "", "stop", {14, 0, 37, 0, R}));
+  v.push_back(reply("oc-stream-plain-usage-chunk", K::openai_chat, true, {{"oc_stream_plain.sse"}}, kOcPlain, "",
+                    "stop", {14, 0, 30, 0, R}));
   v.push_back(reply("oc-stream-finish-length", K::openai_chat, true, {{"oc_stream_length.sse"}}, "{\"", "", "length",
                     {17, 0, 1, 0, NONE}));
-  v.push_back(reply("oc-nonstream-finish-length", K::openai_chat, false, {{"oc_nonstream_length.json"}}, "{\"", "", "length",
-                    {79, 0, 1, 0, R}));
+  v.push_back(reply("oc-nonstream-finish-length", K::openai_chat, false, {{"oc_nonstream_length.json"}}, "{\"", "",
+                    "length", {79, 0, 1, 0, R}));
   v.push_back(failure("oc-stream-refusal", K::openai_chat, true, {{"oc_stream_refusal.sse"}}, E::content_filter));
   v.push_back(reply("oc-stream-error-after-200", K::openai_chat, true,
-                    {{"oc_stream_midstream_error.sse"}, {"oc_stream_plain.sse"}}, kOcPlain, "", "stop", {14, 0, 30, 0, R}));
+                    {{"oc_stream_midstream_error.sse"}, {"oc_stream_plain.sse"}}, kOcPlain, "", "stop",
+                    {14, 0, 30, 0, R}));
   {
     json h = kOpenAiRateHeaders;  // the message's own "try again in 1ms" is the wait
-    v.push_back(reply("oc-429-tpm-then-ok", K::openai_chat, true, {{"oc_429_tpm.json", 429, h}, {"oc_stream_plain.sse"}},
-                      kOcPlain, "", "stop", {14, 0, 30, 0, R}));
+    v.push_back(reply("oc-429-tpm-then-ok", K::openai_chat, true,
+                      {{"oc_429_tpm.json", 429, h}, {"oc_stream_plain.sse"}}, kOcPlain, "", "stop", {14, 0, 30, 0, R}));
   }
   // The message asks for 7m12s; a retry-after-ms header (which takes precedence) keeps the test short.
   v.push_back(reply("oc-429-rpd-billing-link-then-ok", K::openai_chat, true,
-                    {{"oc_429_rpd_billing.json", 429, {{"retry-after-ms", "50"}}}, {"oc_stream_plain.sse"}}, kOcPlain, "",
-                    "stop", {14, 0, 30, 0, R}));
+                    {{"oc_429_rpd_billing.json", 429, {{"retry-after-ms", "50"}}}, {"oc_stream_plain.sse"}}, kOcPlain,
+                    "", "stop", {14, 0, 30, 0, R}));
   {
     // Without a header the message's 7m12s is the wait: longer than retry.max_server_wait_s, so the call
     // fails at once as a rate limit that says so, instead of sleeping (and never as `quota`).
-    Case c = failure("oc-429-rpd-wait-longer-than-max", K::openai_chat, true,
-                     {{"oc_429_rpd_billing.json", 429}, {"oc_stream_plain.sse"}}, E::rate_limit, ErrorCause::wait_too_long);
+    Case c =
+        failure("oc-429-rpd-wait-longer-than-max", K::openai_chat, true,
+                {{"oc_429_rpd_billing.json", 429}, {"oc_stream_plain.sse"}}, E::rate_limit, ErrorCause::wait_too_long);
     v.push_back(c);
   }
   v.push_back(failure("oc-429-insufficient-quota", K::openai_chat, true,
-                      {{"oc_429_insufficient_quota.json", 429}, {"oc_stream_plain.sse"}}, E::quota, ErrorCause::out_of_credit));
-  v.push_back(failure("oc-401-invalid-key", K::openai_chat, true, {{"oc_401.json", 401}, {"oc_stream_plain.sse"}}, E::auth,
-                      ErrorCause::key_invalid));
+                      {{"oc_429_insufficient_quota.json", 429}, {"oc_stream_plain.sse"}}, E::quota,
+                      ErrorCause::out_of_credit));
+  v.push_back(failure("oc-401-invalid-key", K::openai_chat, true, {{"oc_401.json", 401}, {"oc_stream_plain.sse"}},
+                      E::auth, ErrorCause::key_invalid));
   v.push_back(failure("oc-400-context-length", K::openai_chat, false,
                       {{"oc_400_context_length.json", 400}, {"oc_nonstream_plain.json"}}, E::bad_request,
                       ErrorCause::context_length));
-  v.push_back(reply("oc-500-then-ok", K::openai_chat, true, {{"oc_500.json", 500}, {"oc_stream_plain.sse"}}, kOcPlain, "",
-                    "stop", {14, 0, 30, 0, R}));
+  v.push_back(reply("oc-500-then-ok", K::openai_chat, true, {{"oc_500.json", 500}, {"oc_stream_plain.sse"}}, kOcPlain,
+                    "", "stop", {14, 0, 30, 0, R}));
   v.push_back(failure("oc-503-always", K::openai_chat, true, {{"oc_503.json", 503, json::object(), true}}, E::server,
                       ErrorCause::none, 3));
-  v.push_back(reply("oc-429-retry-after-ms-then-ok", K::openai_chat, true,
-                    {{"oc_429_tpm.json", 429, {{"retry-after-ms", "1500"}, {"retry-after", "2"}}}, {"oc_stream_plain.sse"}},
-                    kOcPlain, "", "stop", {14, 0, 30, 0, R}));
+  v.push_back(
+      reply("oc-429-retry-after-ms-then-ok", K::openai_chat, true,
+            {{"oc_429_tpm.json", 429, {{"retry-after-ms", "1500"}, {"retry-after", "2"}}}, {"oc_stream_plain.sse"}},
+            kOcPlain, "", "stop", {14, 0, 30, 0, R}));
   // --- OpenAI Responses
-  v.push_back(reply("or-nonstream-plain", K::openai_responses, false, {{"or_nonstream_plain.json"}},
-                    "I can't provide real-time updates, but you can easily check the current weather in San Francisco "
-                    "using a weather website or app. Typically, San Francisco has cool, foggy summers and mild winters, "
-                    "so it's good to be prepared for variable weather!",
-                    "", "stop", {14, 0, 50, 0, R}));
+  v.push_back(
+      reply("or-nonstream-plain", K::openai_responses, false, {{"or_nonstream_plain.json"}},
+            "I can't provide real-time updates, but you can easily check the current weather in San Francisco "
+            "using a weather website or app. Typically, San Francisco has cool, foggy summers and mild winters, "
+            "so it's good to be prepared for variable weather!",
+            "", "stop", {14, 0, 50, 0, R}));
   {
     Case c = reply("or-nonstream-reasoning-item", K::openai_responses, false, {{"or_nonstream_reasoning.json"}},
                    "The capital of France is Paris.", std::nullopt, "stop", {75, 0, 162, 1024, R});
     v.push_back(c);
   }
-  v.push_back(failure("or-nonstream-incomplete-max-output", K::openai_responses, false, {{"or_nonstream_incomplete.json"}},
-                      E::output_limit));
+  v.push_back(failure("or-nonstream-incomplete-max-output", K::openai_responses, false,
+                      {{"or_nonstream_incomplete.json"}}, E::output_limit));
   v.push_back(reply("or-stream-reasoning-summary", K::openai_responses, true, {{"or_stream_codex_reasoning.sse"}},
                     "Hello! Ready when you are.", "**Preparing simple response**", "stop", {4006, 0, 13, 0, R}));
   v.push_back(reply("or-stream-cached-input", K::openai_responses, true, {{"or_stream_cached.sse"}},
@@ -205,23 +214,23 @@ std::vector<Case> cases() {
   // --- Anthropic
   v.push_back(reply("an-stream-plain-ping", K::anthropic, true, {{"an_stream_basic.sse"}}, "Hello there!", "", "stop",
                     {11, 0, 6, 0, NONE}));
-  v.push_back(reply("an-stream-thinking-signature-docs", K::anthropic, true, {{"an_stream_thinking_docs.sse"}},
-                    "27 * 453 = 12,231",
-                    "Let me solve this step by step:\n\n1. First break down 27 * 453\n2. 453 = 400 + 50 + 3\n3. 27 * 400 = "
-                    "10,800\n4. 27 * 50 = 1,350\n5. 27 * 3 = 81\n6. 10,800 + 1,350 + 81 = 12,231",
-                    "stop", {0, 0, 0, 0, NONE}));
+  v.push_back(reply(
+      "an-stream-thinking-signature-docs", K::anthropic, true, {{"an_stream_thinking_docs.sse"}}, "27 * 453 = 12,231",
+      "Let me solve this step by step:\n\n1. First break down 27 * 453\n2. 453 = 400 + 50 + 3\n3. 27 * 400 = "
+      "10,800\n4. 27 * 50 = 1,350\n5. 27 * 3 = 81\n6. 10,800 + 1,350 + 81 = 12,231",
+      "stop", {0, 0, 0, 0, NONE}));
   v.push_back(long_reply(reply("an-stream-thinking-real", K::anthropic, true, {{"an_stream_thinking_real.sse"}}, "",
                                "This is a classic philosophical question about medieval scholasticism. I'll give a "
                                "thoughtful answer.",
                                "stop", {18, 0, 222, 18, EST}),
                          "This is a famous philosophical question often used to illustrate medieval",
                          " nature of philosophical inquiry itself.", 1222));
-  v.push_back(long_reply(reply("an-nonstream-thinking-real", K::anthropic, false, {{"an_nonstream_thinking_real.json"}}, "",
-                               "This is a classic philosophical question about medieval scholasticism. I'll give a "
-                               "thoughtful answer.",
-                               "stop", {18, 0, 235, 19, EST}),
-                         "This is a famous philosophical question, often called",
-                         "thinking about it in a different context?", 1226));
+  v.push_back(long_reply(
+      reply("an-nonstream-thinking-real", K::anthropic, false, {{"an_nonstream_thinking_real.json"}}, "",
+            "This is a classic philosophical question about medieval scholasticism. I'll give a "
+            "thoughtful answer.",
+            "stop", {18, 0, 235, 19, EST}),
+      "This is a famous philosophical question, often called", "thinking about it in a different context?", 1226));
   v.push_back(reply("an-nonstream-redacted-thinking", K::anthropic, false, {{"an_nonstream_redacted.json"}},
                     "Based on my analysis...", "Let me analyze this step by step...\n\n[redacted thinking]", "stop",
                     {18, 0, 101, 153, EST}));
@@ -232,15 +241,15 @@ std::vector<Case> cases() {
   v.push_back(reply("an-stream-error-event-after-200", K::anthropic, true,
                     {{"an_stream_error_overloaded.sse"}, {"an_stream_basic.sse"}}, "Hello there!", "", "stop",
                     {11, 0, 6, 0, NONE}));
-  v.push_back(reply("an-529-then-ok", K::anthropic, true, {{"an_529.json", 529}, {"an_stream_basic.sse"}}, "Hello there!",
-                    "", "stop", {11, 0, 6, 0, NONE}));
+  v.push_back(reply("an-529-then-ok", K::anthropic, true, {{"an_529.json", 529}, {"an_stream_basic.sse"}},
+                    "Hello there!", "", "stop", {11, 0, 6, 0, NONE}));
   v.push_back(reply("an-429-retry-after-then-ok", K::anthropic, true,
                     {{"an_429.json", 429, kAnthropicRateHeaders}, {"an_stream_basic.sse"}}, "Hello there!", "", "stop",
                     {11, 0, 6, 0, NONE}));
-  v.push_back(failure("an-401-invalid-key", K::anthropic, true, {{"an_401.json", 401}, {"an_stream_basic.sse"}}, E::auth,
-                      ErrorCause::key_invalid));
-  v.push_back(failure("an-400-prompt-too-long", K::anthropic, false, {{"an_400_prompt_too_long.json", 400}}, E::bad_request,
-                      ErrorCause::context_length));
+  v.push_back(failure("an-401-invalid-key", K::anthropic, true, {{"an_401.json", 401}, {"an_stream_basic.sse"}},
+                      E::auth, ErrorCause::key_invalid));
+  v.push_back(failure("an-400-prompt-too-long", K::anthropic, false, {{"an_400_prompt_too_long.json", 400}},
+                      E::bad_request, ErrorCause::context_length));
   v.push_back(failure("an-400-credit-balance", K::anthropic, false, {{"an_400_credit.json", 400}}, E::quota,
                       ErrorCause::out_of_credit));
   // --- Gemini
@@ -251,48 +260,55 @@ std::vector<Case> cases() {
   v.push_back(long_reply(reply("ge-nonstream-cached-thoughts", K::gemini, false, {{"ge_nonstream_cached.json"}}, "", "",
                                "stop", {5, 3, 238, 41, R}),
                          "{\n  \"simpleString\": \"example\",", "\"innerNumber\": 100\n  }\n}", 576));
-  v.push_back(failure("ge-nonstream-thought-only-max-tokens", K::gemini, false, {{"ge_nonstream_thought_max_tokens.json"}},
-                      E::output_limit));
-  v.push_back(failure("ge-nonstream-prompt-blocked", K::gemini, false, {{"ge_prompt_blocked.json"}}, E::content_filter));
+  v.push_back(failure("ge-nonstream-thought-only-max-tokens", K::gemini, false,
+                      {{"ge_nonstream_thought_max_tokens.json"}}, E::output_limit));
+  v.push_back(
+      failure("ge-nonstream-prompt-blocked", K::gemini, false, {{"ge_prompt_blocked.json"}}, E::content_filter));
   v.push_back(failure("ge-nonstream-finish-safety", K::gemini, false, {{"ge_finish_safety.json"}}, E::content_filter));
   // RetryInfo asks for 26s; a retry-after header (which takes precedence) keeps the test short.
   v.push_back(long_reply(reply("ge-429-per-minute-retryinfo-then-ok", K::gemini, true,
-                               {{"ge_429_per_minute.json", 429, {{"retry-after", "0.05"}}}, {"ge_stream_plain.sse"}}, "",
-                               "", "stop", {20, 0, 253, 260, R}),
+                               {{"ge_429_per_minute.json", 429, {{"retry-after", "0.05"}}}, {"ge_stream_plain.sse"}},
+                               "", "", "stop", {20, 0, 253, 260, R}),
                          "low!", "rather than violet.", 1156));
   {
     // Without the header the 26s of RetryInfo is the wait: a rate limit (never `quota`), here longer than
     // the configured maximum, so the call says so instead of sleeping.
-    Case c = failure("ge-429-per-minute-retryinfo-wait-over-max", K::gemini, true,
-                     {{"ge_429_per_minute.json", 429}, {"ge_stream_plain.sse"}}, E::rate_limit, ErrorCause::wait_too_long);
+    Case c =
+        failure("ge-429-per-minute-retryinfo-wait-over-max", K::gemini, true,
+                {{"ge_429_per_minute.json", 429}, {"ge_stream_plain.sse"}}, E::rate_limit, ErrorCause::wait_too_long);
     c.max_server_wait_s = 10;
     v.push_back(c);
   }
   v.push_back(failure("ge-400-api-key-invalid", K::gemini, true, {{"ge_400_key.json", 400}, {"ge_stream_plain.sse"}},
                       E::auth, ErrorCause::key_invalid));
-  v.push_back(long_reply(reply("ge-503-then-ok", K::gemini, true, {{"ge_503.json", 503}, {"ge_stream_plain.sse"}}, "", "",
-                               "stop", {20, 0, 253, 260, R}),
+  v.push_back(long_reply(reply("ge-503-then-ok", K::gemini, true, {{"ge_503.json", 503}, {"ge_stream_plain.sse"}}, "",
+                               "", "stop", {20, 0, 253, 260, R}),
                          "low!", "rather than violet.", 1156));
   // --- OpenAI-compatible servers
   v.push_back(reply("vllm-stream-reasoning-and-reasoning_content", K::openai_compatible, true,
-                    {{"vllm_stream_both_fields.sse"}}, "1+1 = 2", "好的，用户问的是1+1。", "stop", {14, 0, 5, 21, EST}));
-  v.push_back(reply("vllm-stream-reasoning-field-only", K::openai_compatible, true, {{"vllm_stream_reasoning_only.sse"}},
-                    "1+1 = 2", "好的，用户问的是1+1。", "stop", {14, 0, 5, 21, EST}));
+                    {{"vllm_stream_both_fields.sse"}}, "1+1 = 2", "好的，用户问的是1+1。", "stop",
+                    {14, 0, 5, 21, EST}));
+  v.push_back(reply("vllm-stream-reasoning-field-only", K::openai_compatible, true,
+                    {{"vllm_stream_reasoning_only.sse"}}, "1+1 = 2", "好的，用户问的是1+1。", "stop",
+                    {14, 0, 5, 21, EST}));
   v.push_back(reply("ollama-stream-reasoning-field", K::openai_compatible, true, {{"ollama_stream_reasoning.sse"}},
                     "Hello! How can I help?", "The user asks for a greeting.", "stop", {70, 0, 9, 12, EST}));
   v.push_back(reply("llamacpp-stream-reasoning_content-timings", K::openai_compatible, true,
-                    {{"llamacpp_stream_reasoning.sse"}}, "Tile it.", " it handles a tile.", "stop", {17, 0, 2, 6, EST}));
+                    {{"llamacpp_stream_reasoning.sse"}}, "Tile it.", " it handles a tile.", "stop",
+                    {17, 0, 2, 6, EST}));
   v.push_back(reply("deepseek-stream-reasoning_content-cache-hit", K::openai_compatible, true,
                     {{"deepseek_stream_reasoning.sse"}}, "9.8 is greater.", "Okay, 9.11 vs 9.8.", "stop",
                     {18, 0, 10, 240, R}));
-  v.push_back(reply("deepseek-nonstream-keepalive-lines", K::openai_compatible, false, {{"deepseek_nonstream_keepalive.json"}},
-                    "9.8 is greater.", "Okay, 9.11 vs 9.8.", "stop", {1024, 768, 10, 240, R}));
-  v.push_back(reply("openrouter-stream-reasoning-comments", K::openai_compatible, true, {{"openrouter_stream_reasoning.sse"}},
-                    "Here it is.", "Need a kernel.", "stop", {20, 0, 8, 52, R}));
+  v.push_back(reply("deepseek-nonstream-keepalive-lines", K::openai_compatible, false,
+                    {{"deepseek_nonstream_keepalive.json"}}, "9.8 is greater.", "Okay, 9.11 vs 9.8.", "stop",
+                    {1024, 768, 10, 240, R}));
+  v.push_back(reply("openrouter-stream-reasoning-comments", K::openai_compatible, true,
+                    {{"openrouter_stream_reasoning.sse"}}, "Here it is.", "Need a kernel.", "stop", {20, 0, 8, 52, R}));
   v.push_back(reply("thinktags-stream-content", K::openai_compatible, true, {{"thinktags_stream.sse"}},
                     "Use a grid-stride loop.", "\nOkay, the user wants it fast.\n", "stop", {7, 0, 6, 9, EST}));
   v.push_back(failure("openrouter-stream-error-chunk", K::openai_compatible, true,
-                      {{"openrouter_stream_midstream_error.sse", 200, json::object(), true}}, E::server, ErrorCause::none, 3));
+                      {{"openrouter_stream_midstream_error.sse", 200, json::object(), true}}, E::server,
+                      ErrorCause::none, 3));
   return v;
 }
 
@@ -323,31 +339,34 @@ std::vector<Case> review_cases() {
   v.push_back(failure("kronk-stream-server-error-context-window-full", K::openai_compatible, true,
                       {{rv + "kronk_stream_error_context_window.sse", 200, json::object(), true}}, E::bad_request,
                       ErrorCause::context_length));
-  v.push_back(failure("ds4-400-context-exceeded", K::openai_compatible, false, {{rv + "ds4_400_context_exceeded.json", 400}},
-                      E::bad_request, ErrorCause::context_length));
+  v.push_back(failure("ds4-400-context-exceeded", K::openai_compatible, false,
+                      {{rv + "ds4_400_context_exceeded.json", 400}}, E::bad_request, ErrorCause::context_length));
   // Gemini's OpenAI-compatible endpoint wraps google.rpc.Status errors in an array.
   v.push_back(failure("gecompat-400-api-key-invalid-array", K::openai_compatible, true,
                       {{rv + "gecompat_400_key_array.json", 400}}, E::auth, ErrorCause::key_invalid));
   v.push_back(reply("gecompat-429-array-then-ok", K::openai_compatible, true,
-                    {{rv + "gecompat_429_array.json", 429, {{"retry-after", "0.05"}}}, {"oc_stream_plain.sse"}}, kOcPlain,
-                    "", "stop", {14, 0, 30, 0, R}));
+                    {{rv + "gecompat_429_array.json", 429, {{"retry-after", "0.05"}}}, {"oc_stream_plain.sse"}},
+                    kOcPlain, "", "stop", {14, 0, 30, 0, R}));
   // Proxies' HTML pages: retried on 5xx, named by their title, never read as a cut stream.
   v.push_back(reply("cloudflare-502-html-then-ok", K::openai_chat, true,
-                    {{rv + "cloudflare_502.html", 502}, {"oc_stream_plain.sse"}}, kOcPlain, "", "stop", {14, 0, 30, 0, R}));
-  v.push_back(with_message(failure("cloudflare-502-html-always", K::openai_chat, false,
-                                   {{rv + "cloudflare_502.html", 502, json::object(), true}}, E::server, ErrorCause::none, 3),
-                           "HTTP 502: an HTML page: 502 Bad Gateway"));
-  v.push_back(with_message(failure("html-page-with-200-to-a-stream", K::openai_compatible, true,
-                                   {{rv + "webui_200_index.html", 200, json::object(), true}}, E::malformed,
-                                   ErrorCause::none, 3),
-                           "without an event stream: an HTML page: Open WebUI"));
-  v.push_back(with_message(failure("nginx-301-redirect", K::openai_compatible, false,
-                                   {{rv + "nginx_301.html", 301, {{"Location", "https://llm.example.org/v1/chat/completions"}}}},
-                                   E::bad_request),
-                           "redirect to https://llm.example.org/v1/chat/completions"));
+                    {{rv + "cloudflare_502.html", 502}, {"oc_stream_plain.sse"}}, kOcPlain, "", "stop",
+                    {14, 0, 30, 0, R}));
+  v.push_back(
+      with_message(failure("cloudflare-502-html-always", K::openai_chat, false,
+                           {{rv + "cloudflare_502.html", 502, json::object(), true}}, E::server, ErrorCause::none, 3),
+                   "HTTP 502: an HTML page: 502 Bad Gateway"));
+  v.push_back(with_message(
+      failure("html-page-with-200-to-a-stream", K::openai_compatible, true,
+              {{rv + "webui_200_index.html", 200, json::object(), true}}, E::malformed, ErrorCause::none, 3),
+      "without an event stream: an HTML page: Open WebUI"));
+  v.push_back(with_message(
+      failure("nginx-301-redirect", K::openai_compatible, false,
+              {{rv + "nginx_301.html", 301, {{"Location", "https://llm.example.org/v1/chat/completions"}}}},
+              E::bad_request),
+      "redirect to https://llm.example.org/v1/chat/completions"));
   // A server that closes the stream after finish_reason without `data: [DONE]`.
-  v.push_back(reply("iklcpp-stream-no-done", K::openai_compatible, true, {{rv + "iklcpp_stream_no_done.sse"}}, "Tile it.",
-                    "", "stop", {17, 0, 3, 0, NONE}));
+  v.push_back(reply("iklcpp-stream-no-done", K::openai_compatible, true, {{rv + "iklcpp_stream_no_done.sse"}},
+                    "Tile it.", "", "stop", {17, 0, 3, 0, NONE}));
   v.push_back(reply("an-stream-overloaded-error-event-then-ok", K::anthropic, true,
                     {{rv + "an_stream_error_overloaded_type.sse"}, {"an_stream_basic.sse"}}, "Hello there!", "", "stop",
                     {11, 0, 6, 0, NONE}));
@@ -355,19 +374,21 @@ std::vector<Case> review_cases() {
                     {{rv + "oc_nonstream_gzip.json.gz", 200, {{"Content-Encoding", "gzip"}}}}, "Compressed hello.", "",
                     "stop", {14, 0, 4, 0, R}));
   // message_delta usage with null input/cache fields keeps message_start's figures (22044 input, 22000 cached).
-  v.push_back(reply("an-stream-message-delta-null-usage-fields", K::anthropic, true, {{rv + "an_stream_delta_usage_nulls.sse"}},
-                    "Cached hello.", "", "stop", {22044, 22000, 4, 0, NONE}));
+  v.push_back(reply("an-stream-message-delta-null-usage-fields", K::anthropic, true,
+                    {{rv + "an_stream_delta_usage_nulls.sse"}}, "Cached hello.", "", "stop",
+                    {22044, 22000, 4, 0, NONE}));
   // vLLM's engine abort: finish_reason "abort", usage and [DONE] after a partial answer.
-  v.push_back(with_message(failure("vllm-stream-finish-abort", K::openai_compatible, true,
-                                   {{rv + "vllm_stream_finish_abort.sse", 200, json::object(), true}}, E::server,
-                                   ErrorCause::none, 3),
-                           "finish_reason abort"));
+  v.push_back(with_message(
+      failure("vllm-stream-finish-abort", K::openai_compatible, true,
+              {{rv + "vllm_stream_finish_abort.sse", 200, json::object(), true}}, E::server, ErrorCause::none, 3),
+      "finish_reason abort"));
   // Mistral's typed content chunks (Magistral): thinking chunks are reasoning, text chunks the answer.
   v.push_back(reply("mistral-nonstream-thinking-chunks", K::openai_compatible, false,
-                    {{rv + "mistral_nonstream_thinking_chunks.json"}}, "Use shared memory tiles.", "Reasoning traces...",
-                    "stop", {12, 0, 16, 12, EST}));
-  v.push_back(reply("mistral-stream-thinking-chunks", K::openai_compatible, true, {{rv + "mistral_stream_thinking_chunks.sse"}},
-                    "Use shared memory tiles.", "Tiles fit in smem.", "stop", {12, 0, 10, 8, EST}));
+                    {{rv + "mistral_nonstream_thinking_chunks.json"}}, "Use shared memory tiles.",
+                    "Reasoning traces...", "stop", {12, 0, 16, 12, EST}));
+  v.push_back(reply("mistral-stream-thinking-chunks", K::openai_compatible, true,
+                    {{rv + "mistral_stream_thinking_chunks.sse"}}, "Use shared memory tiles.", "Tiles fit in smem.",
+                    "stop", {12, 0, 10, 8, EST}));
   // vLLM's reasoning parser with thinking disabled: the whole answer in reasoning_content, content null.
   v.push_back(reply("vllm-nonstream-answer-in-reasoning_content", K::openai_compatible, false,
                     {{rv + "vllm_nonstream_answer_in_reasoning.json"}}, "你好！有什么我可以帮你的吗？", "", "stop",
@@ -382,14 +403,14 @@ std::vector<Case> review_cases() {
   v.push_back(failure("an-stream-model-context-window-exceeded", K::anthropic, true,
                       {{rv + "an_stream_context_window_exceeded.sse"}}, E::output_limit));
   // Gemini's empty STOP candidate (no parts): retried, never handed on as an empty answer.
-  v.push_back(with_message(failure("ge-nonstream-empty-stop-always", K::gemini, false,
-                                   {{rv + "ge_nonstream_empty_stop.json", 200, json::object(), true}}, E::server,
-                                   ErrorCause::none, 3),
-                           "no answer text (finish reason stop"));
-  v.push_back(long_reply(reply("ge-nonstream-empty-stop-then-ok", K::gemini, false,
-                               {{rv + "ge_nonstream_empty_stop.json"}, {"ge_nonstream_cached.json"}}, "", "", "stop",
-                               {5, 3, 238, 41, R}),
-                         "{\n  \"simpleString\": \"example\",", "\"innerNumber\": 100\n  }\n}", 576));
+  v.push_back(with_message(
+      failure("ge-nonstream-empty-stop-always", K::gemini, false,
+              {{rv + "ge_nonstream_empty_stop.json", 200, json::object(), true}}, E::server, ErrorCause::none, 3),
+      "no answer text (finish reason stop"));
+  v.push_back(long_reply(
+      reply("ge-nonstream-empty-stop-then-ok", K::gemini, false,
+            {{rv + "ge_nonstream_empty_stop.json"}, {"ge_nonstream_cached.json"}}, "", "", "stop", {5, 3, 238, 41, R}),
+      "{\n  \"simpleString\": \"example\",", "\"innerNumber\": 100\n  }\n}", 576));
   return v;
 }
 
@@ -437,7 +458,8 @@ TEST_P(FixtureReplay, HandledAsTheReadmeSays) {
   const auto requests = server_->requests();
   if (c.error) {
     const auto* e = std::get_if<ProviderError>(&result);
-    ASSERT_NE(e, nullptr) << "expected " << to_string(*c.error) << ", got the answer: " << std::get<Reply>(result).answer;
+    ASSERT_NE(e, nullptr) << "expected " << to_string(*c.error)
+                          << ", got the answer: " << std::get<Reply>(result).answer;
     EXPECT_EQ(to_string(e->kind), to_string(*c.error)) << e->message;
     EXPECT_EQ(to_string(e->cause), to_string(c.cause)) << e->message;
     EXPECT_EQ(e->attempts, c.attempts) << e->message;

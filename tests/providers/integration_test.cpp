@@ -6,17 +6,17 @@
 
 #include <atomic>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <ostream>
-#include <thread>
-#include <filesystem>
 #include <string>
+#include <thread>
 
 #include "core/secrets.h"
-#include "tests/support/mock_server.h"
 #include "providers/error_classifier.h"
 #include "providers/http_provider.h"
 #include "providers/provider.h"
+#include "tests/support/mock_server.h"
 
 namespace kf::providers {
 namespace {
@@ -36,7 +36,8 @@ void PrintTo(const Case& c, std::ostream* os) { *os << to_string(c.kind) << (c.s
 
 std::string case_name(const ::testing::TestParamInfo<Case>& info) {
   std::string name = to_string(info.param.kind);
-  for (auto& c : name) if (c == '-') c = '_';
+  for (auto& c : name)
+    if (c == '-') c = '_';
   return name + (info.param.stream ? "_stream" : "_plain");
 }
 
@@ -79,8 +80,10 @@ class ProviderIntegration : public ::testing::TestWithParam<Case> {
     m.model = "itest-model";
     m.generation.stream = c.stream;
     m.generation.max_output_tokens = 2000;
-    if (c.kind == ProviderKind::anthropic || c.kind == ProviderKind::gemini) m.generation.thinking_budget_tokens = 1024;
-    else m.generation.reasoning_effort = "high";
+    if (c.kind == ProviderKind::anthropic || c.kind == ProviderKind::gemini)
+      m.generation.thinking_budget_tokens = 1024;
+    else
+      m.generation.reasoning_effort = "high";
     m.timeouts = {2, 5, 20};
     m.retry = {3, 0.02, 0.1, 2, 0.25};
     m.rate_limits.max_concurrent = 4;
@@ -150,8 +153,8 @@ TEST_P(ProviderIntegration, PlainReplyWithExactUsageAndCost) {
     EXPECT_EQ(reply.usage.output_tokens, 200);
     EXPECT_EQ(reply.usage.reasoning_tokens, 300);
   }
-  const double expected = (600 * m.prices.input + 400 * m.prices.cached_input + 200 * m.prices.output +
-                           300 * m.prices.reasoning) / 1e6;
+  const double expected =
+      (600 * m.prices.input + 400 * m.prices.cached_input + 200 * m.prices.output + 300 * m.prices.reasoning) / 1e6;
   EXPECT_NEAR(reply.cost_usd, expected, 1e-12);
 
   const auto requests = server_->requests();
@@ -179,9 +182,7 @@ TEST_P(ProviderIntegration, RequestCarriesTheGenerationSettings) {
         EXPECT_EQ(body["stream_options"]["include_usage"], true);
       }
       break;
-    case ProviderKind::openai_compatible:
-      EXPECT_EQ(body["max_tokens"], 2000);
-      break;
+    case ProviderKind::openai_compatible: EXPECT_EQ(body["max_tokens"], 2000); break;
     case ProviderKind::openai_responses:
       EXPECT_EQ(body["max_output_tokens"], 2000);
       EXPECT_EQ(body["reasoning"]["effort"], "high");
@@ -206,7 +207,9 @@ TEST_P(ProviderIntegration, SseFramingVariantsParseTheSame) {
   if (!GetParam().stream) GTEST_SKIP() << "framing only exists in streams";
   json script = json::array();
   for (const char* eol : {"lf", "crlf", "cr"})
-    script.push_back({{"answer", "same answer"}, {"reasoning", "same reasoning"}, {"chunk_chars", 3},
+    script.push_back({{"answer", "same answer"},
+                      {"reasoning", "same reasoning"},
+                      {"chunk_chars", 3},
                       {"sse", {{"line_ending", eol}, {"comments", true}, {"multiline_data", true}}}});
   serve(script);
   for (int i = 0; i < 3; ++i) {
@@ -217,9 +220,8 @@ TEST_P(ProviderIntegration, SseFramingVariantsParseTheSame) {
 }
 
 TEST_P(ProviderIntegration, RetryHonoursRetryAfter) {
-  serve(json::array({{{"status", 429}, {"retry_after", 0.3}},
-                     {{"status", 503}, {"retry_after_ms", 200}},
-                     {{"answer", "finally"}}}));
+  serve(json::array(
+      {{{"status", 429}, {"retry_after", 0.3}}, {{"status", 503}, {"retry_after_ms", 200}}, {{"answer", "finally"}}}));
   const Reply reply = reply_of(ask());
   EXPECT_EQ(reply.answer, "finally");
   EXPECT_EQ(reply.attempts, 3);
@@ -269,7 +271,8 @@ TEST_P(ProviderIntegration, NonRetryableErrorsAreNotRetried) {
       {{{"status", 401}}, ProviderErrorKind::auth},
       {{{"status", 403}}, ProviderErrorKind::auth},
       {{{"status", 404}}, ProviderErrorKind::bad_request},
-      {{{"status", 429}, {"error_type", "insufficient_quota"},
+      {{{"status", 429},
+        {"error_type", "insufficient_quota"},
         {"error_message", "You exceeded your current quota, please check your plan and billing details."}},
        ProviderErrorKind::quota},
   };
@@ -328,7 +331,8 @@ TEST_P(ProviderIntegration, StalledStreamHitsTheIdleTimeout) {
 }
 
 TEST_P(ProviderIntegration, CutStreamIsAnErrorNotAShortAnswer) {
-  serve(json::array({{{"answer", "this answer is long enough to be cut in the middle"}, {"chunk_chars", 4},
+  serve(json::array({{{"answer", "this answer is long enough to be cut in the middle"},
+                      {"chunk_chars", 4},
                       {"stream_cut_after", {{"events", 3}}}}}));
   auto m = config();
   m.retry.max_attempts = 1;
@@ -342,7 +346,8 @@ TEST_P(ProviderIntegration, CutStreamIsAnErrorNotAShortAnswer) {
 }
 
 TEST_P(ProviderIntegration, DroppedConnectionIsAnError) {
-  serve(json::array({{{"answer", "this answer is long enough to be cut in the middle"}, {"chunk_chars", 4},
+  serve(json::array({{{"answer", "this answer is long enough to be cut in the middle"},
+                      {"chunk_chars", 4},
                       {"stream_cut_after", {{"bytes", 120}, {"abort", true}}}}}));
   auto m = config();
   m.retry.max_attempts = 1;
@@ -351,7 +356,8 @@ TEST_P(ProviderIntegration, DroppedConnectionIsAnError) {
 }
 
 TEST_P(ProviderIntegration, RetriedCutStreamRestartsTheRequest) {
-  serve(json::array({{{"answer", "first attempt, never completed"}, {"chunk_chars", 4},
+  serve(json::array({{{"answer", "first attempt, never completed"},
+                      {"chunk_chars", 4},
                       {"stream_cut_after", {{"bytes", 150}, {"abort", true}}}},
                      {{"answer", "second attempt"}}}));
   const Reply reply = reply_of(ask());
@@ -360,7 +366,8 @@ TEST_P(ProviderIntegration, RetriedCutStreamRestartsTheRequest) {
 }
 
 TEST_P(ProviderIntegration, MalformedJsonIsReported) {
-  serve(json::array({{{"answer", "broken payload here"}, {"reasoning", "and some reasoning"}, {"malformed_json", true}}}));
+  serve(json::array(
+      {{{"answer", "broken payload here"}, {"reasoning", "and some reasoning"}, {"malformed_json", true}}}));
   auto m = config();
   m.retry.max_attempts = 1;
   const auto e = error_of(ask(m));
@@ -369,7 +376,8 @@ TEST_P(ProviderIntegration, MalformedJsonIsReported) {
 }
 
 TEST_P(ProviderIntegration, ErrorEventAfterHttp200IsAServerErrorAndRetried) {
-  serve(json::array({{{"answer", "partial answer that will fail"}, {"chunk_chars", 4},
+  serve(json::array({{{"answer", "partial answer that will fail"},
+                      {"chunk_chars", 4},
                       {"error_event_mid_stream", {{"after_events", 2}, {"type", "overloaded_error"}}}},
                      {{"answer", "recovered"}}}));
   auto m = config();
@@ -382,17 +390,20 @@ TEST_P(ProviderIntegration, ErrorEventAfterHttp200IsAServerErrorAndRetried) {
 }
 
 TEST_P(ProviderIntegration, QuotaErrorEventIsNotRetried) {
-  serve(json::array({{{"answer", "x y z"},
-                      {"error_event_mid_stream", {{"after_events", 1}, {"type", "insufficient_quota"},
-                                                  {"message", "You exceeded your current quota"}}}},
-                     {{"answer", "not reached"}}}));
+  serve(json::array(
+      {{{"answer", "x y z"},
+        {"error_event_mid_stream",
+         {{"after_events", 1}, {"type", "insufficient_quota"}, {"message", "You exceeded your current quota"}}}},
+       {{"answer", "not reached"}}}));
   const auto e = error_of(ask());
   EXPECT_EQ(e.kind, ProviderErrorKind::quota) << e.message;
   EXPECT_EQ(server_->requests().size(), 1u);
 }
 
 TEST_P(ProviderIntegration, LengthStopWithoutAnswerIsAnOutputLimitError) {
-  serve(json::array({{{"answer", ""}, {"reasoning", "thinking and thinking"}, {"finish_reason", "length"},
+  serve(json::array({{{"answer", ""},
+                      {"reasoning", "thinking and thinking"},
+                      {"finish_reason", "length"},
                       {"usage", {{"input", 10}, {"output", 0}, {"reasoning", 2000}}}},
                      {{"answer", "half an ans"}, {"finish_reason", "length"}}}));
   const auto e = error_of(ask());
@@ -461,9 +472,11 @@ TEST_P(ProviderIntegration, KforgeAskNeverPrintsTheKey) {
 
 // `kforge ask --json`: one object on stdout, for a reply and for a failure; the key never in it.
 TEST_P(ProviderIntegration, KforgeAskJsonPrintsOneObject) {
-  serve(json::array({{{"answer", std::string("echo ") + kPlantedKey}, {"reasoning", "think"},
-                      {"usage", {{"input", 40}, {"cached", 10}, {"output", 5}, {"reasoning", 7}}}},
-                     {{"status", 429}, {"error_type", "insufficient_quota"}, {"error_message", "You exceeded your current quota"}}}));
+  serve(json::array(
+      {{{"answer", std::string("echo ") + kPlantedKey},
+        {"reasoning", "think"},
+        {"usage", {{"input", 40}, {"cached", 10}, {"output", 5}, {"reasoning", 7}}}},
+       {{"status", 429}, {"error_type", "insufficient_quota"}, {"error_message", "You exceeded your current quota"}}}));
   const ModelConfig m = config();
   const json config_file = {{"name", m.name},
                             {"provider", to_string(m.provider)},
@@ -508,15 +521,14 @@ TEST_P(ProviderIntegration, KforgeAskJsonPrintsOneObject) {
   // TearDown scans the outputs for the key.
 }
 
-INSTANTIATE_TEST_SUITE_P(AllKinds, ProviderIntegration,
-                         ::testing::Values(Case{ProviderKind::openai_chat, true}, Case{ProviderKind::openai_chat, false},
-                                           Case{ProviderKind::openai_responses, true},
-                                           Case{ProviderKind::openai_responses, false},
-                                           Case{ProviderKind::anthropic, true}, Case{ProviderKind::anthropic, false},
-                                           Case{ProviderKind::gemini, true}, Case{ProviderKind::gemini, false},
-                                           Case{ProviderKind::openai_compatible, true},
-                                           Case{ProviderKind::openai_compatible, false}),
-                         case_name);
+INSTANTIATE_TEST_SUITE_P(
+    AllKinds, ProviderIntegration,
+    ::testing::Values(Case{ProviderKind::openai_chat, true}, Case{ProviderKind::openai_chat, false},
+                      Case{ProviderKind::openai_responses, true}, Case{ProviderKind::openai_responses, false},
+                      Case{ProviderKind::anthropic, true}, Case{ProviderKind::anthropic, false},
+                      Case{ProviderKind::gemini, true}, Case{ProviderKind::gemini, false},
+                      Case{ProviderKind::openai_compatible, true}, Case{ProviderKind::openai_compatible, false}),
+    case_name);
 
 // Reasoning in each of its Chat Completions forms; the <think> forms are for compatible servers.
 class ChatReasoningForms : public ProviderIntegration {};
@@ -527,8 +539,10 @@ TEST_P(ChatReasoningForms, EachFormIsSeparatedFromTheAnswer) {
   if (compatible) forms.insert(forms.end(), {"think_tags", "think_close_only"});
   json script = json::array();
   for (const auto& form : forms)
-    script.push_back({{"answer", "x = max(x, 0)"}, {"reasoning", "ReLU clamps negatives </to> zero"},
-                      {"reasoning_form", form}, {"chunk_chars", 3}});
+    script.push_back({{"answer", "x = max(x, 0)"},
+                      {"reasoning", "ReLU clamps negatives </to> zero"},
+                      {"reasoning_form", form},
+                      {"chunk_chars", 3}});
   serve(script);
   for (const auto& form : forms) {
     const Reply reply = reply_of(ask());
@@ -538,7 +552,8 @@ TEST_P(ChatReasoningForms, EachFormIsSeparatedFromTheAnswer) {
 }
 
 INSTANTIATE_TEST_SUITE_P(ChatKinds, ChatReasoningForms,
-                         ::testing::Values(Case{ProviderKind::openai_chat, true}, Case{ProviderKind::openai_chat, false},
+                         ::testing::Values(Case{ProviderKind::openai_chat, true},
+                                           Case{ProviderKind::openai_chat, false},
                                            Case{ProviderKind::openai_compatible, true},
                                            Case{ProviderKind::openai_compatible, false}),
                          case_name);
@@ -546,7 +561,9 @@ INSTANTIATE_TEST_SUITE_P(ChatKinds, ChatReasoningForms,
 class AnthropicThinking : public ProviderIntegration {};
 
 TEST_P(AnthropicThinking, RedactedThinkingIsNotedAndSignaturesIgnored) {
-  serve(json::array({{{"answer", "done"}, {"reasoning", "visible thinking"}, {"redacted_thinking", "EncRyPtEd=="},
+  serve(json::array({{{"answer", "done"},
+                      {"reasoning", "visible thinking"},
+                      {"redacted_thinking", "EncRyPtEd=="},
                       {"thinking_signature", "sig-abc"}}}));
   const Reply reply = reply_of(ask());
   EXPECT_EQ(reply.answer, "done");
@@ -579,14 +596,18 @@ class RealShapes : public ProviderIntegration {
 TEST_P(RealShapes, OpenAiRateLimitMentioningBillingIsRetriedAfterItsWait) {
   if (api_family(GetParam().kind) != ApiFamily::openai) GTEST_SKIP() << "an OpenAI error body";
   serve(json::array(
-      {{{"status", 429}, {"error_type", "requests"}, {"error_code", "rate_limit_exceeded"},
+      {{{"status", 429},
+        {"error_type", "requests"},
+        {"error_code", "rate_limit_exceeded"},
         {"error_message",
          "Rate limit reached for gpt-4-turbo-preview in organization org-itest on requests per day (RPD): Limit 200, "
          "Used 200, Requested 1. Please try again in 0.4s. Visit https://platform.openai.com/account/rate-limits to "
          "learn more. You can increase your rate limit by adding a payment method to your account at "
          "https://platform.openai.com/account/billing."},
-        {"headers", {{"x-ratelimit-limit-requests", "200"}, {"x-ratelimit-remaining-requests", "0"},
-                     {"x-ratelimit-reset-requests", "0.4s"}}}},
+        {"headers",
+         {{"x-ratelimit-limit-requests", "200"},
+          {"x-ratelimit-remaining-requests", "0"},
+          {"x-ratelimit-reset-requests", "0.4s"}}}},
        {{"answer", "after the wait"}}}));
   const Reply reply = reply_of(ask(fast_config()));
   EXPECT_EQ(reply.answer, "after the wait");
@@ -600,11 +621,13 @@ TEST_P(RealShapes, OpenAiRateLimitMentioningBillingIsRetriedAfterItsWait) {
 TEST_P(RealShapes, GeminiPerMinuteQuotaIsRetriedAfterRetryDelay) {
   if (GetParam().kind != ProviderKind::gemini) GTEST_SKIP() << "a Gemini error body";
   serve(json::array(
-      {{{"status", 429}, {"error_type", "RESOURCE_EXHAUSTED"},
+      {{{"status", 429},
+        {"error_type", "RESOURCE_EXHAUSTED"},
         {"error_message",
          "You exceeded your current quota, please check your plan and billing details. For more information on this "
          "error, head to: https://ai.google.dev/gemini-api/docs/rate-limits."},
-        {"quota_id", "GenerateContentInputTokensPerModelPerMinute-FreeTier"}, {"retry_delay", "0.6s"}},
+        {"quota_id", "GenerateContentInputTokensPerModelPerMinute-FreeTier"},
+        {"retry_delay", "0.6s"}},
        {{"answer", "after retryDelay"}}}));
   const Reply reply = reply_of(ask(fast_config()));
   EXPECT_EQ(reply.answer, "after retryDelay");
@@ -616,9 +639,11 @@ TEST_P(RealShapes, GeminiPerMinuteQuotaIsRetriedAfterRetryDelay) {
 // Per-day quotas are final: `quota` at once, advice about the daily reset.
 TEST_P(RealShapes, GeminiPerDayQuotaIsFinal) {
   if (GetParam().kind != ProviderKind::gemini) GTEST_SKIP() << "a Gemini error body";
-  serve(json::array({{{"status", 429}, {"error_type", "RESOURCE_EXHAUSTED"},
+  serve(json::array({{{"status", 429},
+                      {"error_type", "RESOURCE_EXHAUSTED"},
                       {"error_message", "You exceeded your current quota, please check your plan and billing details."},
-                      {"quota_id", "GenerateRequestsPerDayPerProjectPerModel-FreeTier"}, {"retry_delay", "0.1s"}},
+                      {"quota_id", "GenerateRequestsPerDayPerProjectPerModel-FreeTier"},
+                      {"retry_delay", "0.1s"}},
                      {{"answer", "not reached"}}}));
   const auto e = error_of(ask(fast_config()));
   EXPECT_EQ(e.kind, ProviderErrorKind::quota) << e.message;
@@ -646,9 +671,12 @@ TEST_P(RealShapes, ServerWaitLongerThanTheMaximumFailsInsteadOfSleeping) {
 // all (summarised or omitted). The reported split is used, not a character estimate.
 TEST_P(RealShapes, AnthropicThinkingTokensAreTakenAsReported) {
   if (GetParam().kind != ProviderKind::anthropic) GTEST_SKIP() << "an Anthropic usage field";
-  serve(json::array({{{"answer", "the kernel"}, {"report_reasoning_tokens", true},
+  serve(json::array({{{"answer", "the kernel"},
+                      {"report_reasoning_tokens", true},
                       {"usage", {{"input", 30}, {"output", 53}, {"reasoning", 67}}}},
-                     {{"answer", "the kernel"}, {"reasoning", "short"}, {"usage", {{"input", 30}, {"output", 53}, {"reasoning", 67}}}}}));
+                     {{"answer", "the kernel"},
+                      {"reasoning", "short"},
+                      {"usage", {{"input", 30}, {"output", 53}, {"reasoning", 67}}}}}));
   const Reply reported = reply_of(ask(fast_config()));
   EXPECT_EQ(reported.reasoning, "");
   EXPECT_EQ(reported.usage.output_tokens, 53);
@@ -666,8 +694,10 @@ TEST_P(RealShapes, AnthropicThinkingTokensAreTakenAsReported) {
 // whose advice names the key variable.
 TEST_P(RealShapes, GeminiApiKeyInvalidIsAuth) {
   if (GetParam().kind != ProviderKind::gemini) GTEST_SKIP() << "a Gemini error body";
-  serve(json::array({{{"status", 400}, {"error_type", "INVALID_ARGUMENT"},
-                      {"error_message", "API key not valid. Please pass a valid API key."}, {"error_reason", "API_KEY_INVALID"}},
+  serve(json::array({{{"status", 400},
+                      {"error_type", "INVALID_ARGUMENT"},
+                      {"error_message", "API key not valid. Please pass a valid API key."},
+                      {"error_reason", "API_KEY_INVALID"}},
                      {{"answer", "not reached"}}}));
   const auto e = error_of(ask(fast_config()));
   EXPECT_EQ(e.kind, ProviderErrorKind::auth) << e.message;
@@ -681,7 +711,9 @@ TEST_P(RealShapes, GeminiApiKeyInvalidIsAuth) {
 
 // Compatible servers without completion_tokens_details: the reasoning share is estimated, and flagged.
 TEST_P(RealShapes, UnreportedReasoningTokensAreEstimatedAndFlagged) {
-  serve(json::array({{{"answer", "aaaa"}, {"reasoning", "rrrrrrrrrrrr"}, {"report_reasoning_tokens", false},
+  serve(json::array({{{"answer", "aaaa"},
+                      {"reasoning", "rrrrrrrrrrrr"},
+                      {"report_reasoning_tokens", false},
                       {"usage", {{"input", 9}, {"output", 10}, {"reasoning", 30}}}}}));
   const Reply reply = reply_of(ask(fast_config()));
   if (GetParam().kind == ProviderKind::gemini) {
@@ -696,7 +728,8 @@ TEST_P(RealShapes, UnreportedReasoningTokensAreEstimatedAndFlagged) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, RealShapes,
-                         ::testing::Values(Case{ProviderKind::openai_chat, true}, Case{ProviderKind::openai_chat, false},
+                         ::testing::Values(Case{ProviderKind::openai_chat, true},
+                                           Case{ProviderKind::openai_chat, false},
                                            Case{ProviderKind::openai_responses, true},
                                            Case{ProviderKind::anthropic, true}, Case{ProviderKind::anthropic, false},
                                            Case{ProviderKind::gemini, true}, Case{ProviderKind::gemini, false},

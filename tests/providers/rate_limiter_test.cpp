@@ -67,7 +67,8 @@ TEST(ConcurrencyLimit, NeverExceedsTheCap) {
         limit.acquire();
         const int n = ++now;
         int p = peak.load();
-        while (n > p && !peak.compare_exchange_weak(p, n)) {}
+        while (n > p && !peak.compare_exchange_weak(p, n)) {
+        }
         std::this_thread::yield();
         --now;
         limit.release();

@@ -22,7 +22,8 @@ std::vector<SseEvent> parse_in_pieces(const std::string& text, size_t piece, boo
 }
 
 TEST(SseParser, ParsesNamedEventsWithIds) {
-  const auto events = parse_in_pieces("event: message_start\nid: 7\ndata: {\"a\":1}\n\nevent: ping\ndata: {}\n\n", 1000);
+  const auto events =
+      parse_in_pieces("event: message_start\nid: 7\ndata: {\"a\":1}\n\nevent: ping\ndata: {}\n\n", 1000);
   ASSERT_EQ(events.size(), 2u);
   EXPECT_EQ(events[0].event, "message_start");
   EXPECT_EQ(events[0].data, "{\"a\":1}");

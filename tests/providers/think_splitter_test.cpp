@@ -36,7 +36,8 @@ TEST(ThinkTagSplitter, MissingOpeningTagMakesTheLeadingTextReasoning) {
 }
 
 TEST(ThinkTagSplitter, NoTagsAtAllIsAllAnswer) {
-  expect_split_everywhere("just <b>an</b> answer with < and </ inside", "just <b>an</b> answer with < and </ inside", "");
+  expect_split_everywhere("just <b>an</b> answer with < and </ inside", "just <b>an</b> answer with < and </ inside",
+                          "");
 }
 
 TEST(ThinkTagSplitter, UnterminatedThinkIsReasoning) {

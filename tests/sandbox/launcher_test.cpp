@@ -199,7 +199,8 @@ TEST_F(Launcher, NoNetwork) {
   socklen_t len = sizeof addr;
   ::getsockname(server, reinterpret_cast<sockaddr*>(&addr), &len);
   const int port = ntohs(addr.sin_port);
-  const auto o = run(spec({"/bin/bash", "-c", "echo hi > /dev/tcp/127.0.0.1/" + std::to_string(port) + " && echo connected"}));
+  const auto o =
+      run(spec({"/bin/bash", "-c", "echo hi > /dev/tcp/127.0.0.1/" + std::to_string(port) + " && echo connected"}));
   ::close(server);
   EXPECT_EQ(o.stdout_text.find("connected"), std::string::npos) << o.stderr_text;
   EXPECT_NE(o.exit_code, 0);
@@ -208,7 +209,8 @@ TEST_F(Launcher, NoNetwork) {
 TEST_F(Launcher, PrivateTmpAndNoHostFiles) {
   const std::string secret = "/tmp/kf-sandbox-secret-" + std::to_string(::getpid());
   std::ofstream(secret) << "secret";
-  const auto o = sh("cat " + secret + "; ls /tmp; echo mine > /tmp/written-by-job; cat /etc/shadow;"
+  const auto o = sh("cat " + secret +
+                    "; ls /tmp; echo mine > /tmp/written-by-job; cat /etc/shadow;"
                     " ls /root /work /home; echo ok-end");
   EXPECT_EQ(o.stdout_text.find("secret"), std::string::npos) << o.stdout_text;
   EXPECT_NE(o.stdout_text.find("ok-end"), std::string::npos);
@@ -251,8 +253,9 @@ TEST_F(Launcher, JobTalksThroughPassFdsWhileRunning) {
   ASSERT_EQ(::pipe2(to_job, O_CLOEXEC), 0);
   ASSERT_EQ(::pipe2(from_job, O_CLOEXEC), 0);
   // The job echoes one line back from its command descriptor to its report descriptor.
-  auto s = spec({"/bin/sh", "-c", "read line <&" + std::to_string(to_job[0]) + "; echo \"got $line\" >&" +
-                                      std::to_string(from_job[1]) + "; sleep 300"});
+  auto s = spec({"/bin/sh", "-c",
+                 "read line <&" + std::to_string(to_job[0]) + "; echo \"got $line\" >&" + std::to_string(from_job[1]) +
+                     "; sleep 300"});
   s.pass_fds = {to_job[0], from_job[1]};
   auto job = kf::sandbox::Job::start(s);
   ASSERT_TRUE(job.ok()) << job.error().message;
@@ -277,7 +280,8 @@ TEST_F(Launcher, JobFolderInDevShmWithSymlinkedReadonlyPath) {
   const std::string shm_dir = tmpl;
   const std::string link = dir_ + "/link-to-probe-dir";
   fs::create_directory_symlink(fs::path(SANDBOX_PROBE).parent_path(), link);
-  auto s = spec({"/bin/sh", "-c", "echo in-shm > out.txt; ls /dev/shm; test -x " + link + "/sandbox_probe && echo visible"});
+  auto s =
+      spec({"/bin/sh", "-c", "echo in-shm > out.txt; ls /dev/shm; test -x " + link + "/sandbox_probe && echo visible"});
   s.workdir = shm_dir;
   s.readonly_paths = {link};
   const auto o = run(s);

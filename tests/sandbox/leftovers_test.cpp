@@ -52,8 +52,8 @@ std::vector<pid_t> processes_with(const std::string& marker) {
 std::vector<std::string> groups_of(const std::string& owner) {
   std::vector<std::string> out;
   std::error_code ec;
-  for (auto it = fs::recursive_directory_iterator("/sys/fs/cgroup", ec); !ec && it != fs::recursive_directory_iterator();
-       it.increment(ec)) {
+  for (auto it = fs::recursive_directory_iterator("/sys/fs/cgroup", ec);
+       !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
     if (!it->is_directory(ec)) continue;
     if (it->path().filename().string().find("job-" + owner + "-") != std::string::npos) out.push_back(it->path());
   }
@@ -153,8 +153,7 @@ TEST_F(Leftovers, AFrozenJobDiesWithItsSupervisorKilled) {
   ASSERT_EQ(::waitpid(s.supervisor, nullptr, 0), s.supervisor);
   // Nothing else runs: the guardian alone takes it all back.
   EXPECT_TRUE(wait_all_gone(s, marker_, 20)) << "left: " << processes_with(marker_).size() << " processes, "
-                                             << groups_of(s.owner).size() << " groups, folder "
-                                             << fs::exists(s.folder);
+                                             << groups_of(s.owner).size() << " groups, folder " << fs::exists(s.folder);
   // Its work done, the guardian exits (a zombie until whoever adopted it reaps it).
   auto guardian_running = [&] {
     const std::string stat = slurp("/proc/" + std::to_string(s.guardian) + "/stat");
@@ -178,8 +177,7 @@ TEST_F(Leftovers, TheSweepTakesBackWhatAnOwnerAndItsGuardianLeft) {
               << groups_of(s.owner).size() << " groups\n";
   kf::sandbox::sweep_leftovers();
   EXPECT_TRUE(wait_all_gone(s, marker_, 20)) << "left: " << processes_with(marker_).size() << " processes, "
-                                             << groups_of(s.owner).size() << " groups, folder "
-                                             << fs::exists(s.folder);
+                                             << groups_of(s.owner).size() << " groups, folder " << fs::exists(s.folder);
 }
 
 TEST(OwnerTags, NamesOfLiveOwnersAreKeptAndOthersAreNot) {

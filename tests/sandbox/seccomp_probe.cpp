@@ -127,8 +127,8 @@ int main(int argc, char** argv) {
   }
   cv.notify_all();
   early.join();
-  if (result > 0 && (call == "fork" || call == "libc_fork" || call == "clone_process" || call == "clone3" ||
-                     call == "clone_newuser"))
+  if (result > 0 &&
+      (call == "fork" || call == "libc_fork" || call == "clone_process" || call == "clone3" || call == "clone_newuser"))
     ::waitpid(static_cast<pid_t>(result), nullptr, 0);
   if (result < 0)
     std::printf("denied %d\n", err);

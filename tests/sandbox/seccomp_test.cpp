@@ -28,15 +28,14 @@ TEST_P(Denied, CallFailsOrKills) {
   const auto r = probe(GetParam());
   const bool killed = r.status == CapturedRun::Status::signaled && r.signal == SIGSYS;
   const bool refused = exited_zero(r) && r.output.rfind("denied", 0) == 0;
-  EXPECT_TRUE(killed || refused) << GetParam() << ": " << r.output << " exit " << r.exit_code << " signal "
-                                 << r.signal;
+  EXPECT_TRUE(killed || refused) << GetParam() << ": " << r.output << " exit " << r.exit_code << " signal " << r.signal;
 }
 
 INSTANTIATE_TEST_SUITE_P(Runner, Denied,
-                         ::testing::Values("ptrace", "process_vm_readv", "socket_inet", "socket_unix",
-                                           "socketpair", "fork", "libc_fork", "clone_process", "clone3",
-                                           "execve", "mount", "unshare", "setns", "bpf", "perf_event_open",
-                                           "keyctl", "personality", "kexec_load", "io_uring_setup"));
+                         ::testing::Values("ptrace", "process_vm_readv", "socket_inet", "socket_unix", "socketpair",
+                                           "fork", "libc_fork", "clone_process", "clone3", "execve", "mount", "unshare",
+                                           "setns", "bpf", "perf_event_open", "keyctl", "personality", "kexec_load",
+                                           "io_uring_setup"));
 
 class Allowed : public ::testing::TestWithParam<const char*> {};
 
@@ -55,13 +54,12 @@ TEST_P(DeniedWithSubprocesses, CallFailsOrKills) {
   const auto r = probe(GetParam(), "subprocesses");
   const bool killed = r.status == CapturedRun::Status::signaled && r.signal == SIGSYS;
   const bool refused = exited_zero(r) && r.output.rfind("denied", 0) == 0;
-  EXPECT_TRUE(killed || refused) << GetParam() << ": " << r.output << " exit " << r.exit_code << " signal "
-                                 << r.signal;
+  EXPECT_TRUE(killed || refused) << GetParam() << ": " << r.output << " exit " << r.exit_code << " signal " << r.signal;
 }
 
 INSTANTIATE_TEST_SUITE_P(Runner, DeniedWithSubprocesses,
-                         ::testing::Values("ptrace", "socket_inet", "socketpair", "clone_newuser", "clone3",
-                                           "mount", "unshare", "bpf"));
+                         ::testing::Values("ptrace", "socket_inet", "socketpair", "clone_newuser", "clone3", "mount",
+                                           "unshare", "bpf"));
 
 class AllowedWithSubprocesses : public ::testing::TestWithParam<const char*> {};
 

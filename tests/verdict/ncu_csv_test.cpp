@@ -50,8 +50,10 @@ TEST(NcuCsv, Ncu2020ColumnsSeveralLaunchesTheLongestIsChosen) {
 // A row in the 2025 recording's layout, for the raw metrics kforge asks for besides the sections.
 std::string raw_row(const std::string& id, const std::string& metric, const std::string& unit,
                     const std::string& value) {
-  return "\"" + id + "\",\"371693\",\"cublaslt_gemm\",\"127.0.0.1\",\"k\",\"1\",\"7\",\"(384, 1, 1)\",\"(9, 32, 1)\","
-         "\"0\",\"10.0\",\"Command line profiler metrics\",\"" + metric + "\",\"" + unit + "\",\"" + value + "\",\n";
+  return "\"" + id +
+         "\",\"371693\",\"cublaslt_gemm\",\"127.0.0.1\",\"k\",\"1\",\"7\",\"(384, 1, 1)\",\"(9, 32, 1)\","
+         "\"0\",\"10.0\",\"Command line profiler metrics\",\"" +
+         metric + "\",\"" + unit + "\",\"" + value + "\",\n";
 }
 
 TEST(NcuCsv, StallReasonsAreSharesOfTheirFamilyLargestFirst) {
@@ -70,7 +72,7 @@ TEST(NcuCsv, StallReasonsAreSharesOfTheirFamilyLargestFirst) {
   EXPECT_EQ(p->top_stalls[0].reason, "long_scoreboard");
   EXPECT_DOUBLE_EQ(p->top_stalls[0].share, 0.6);
   EXPECT_EQ(p->top_stalls[1].reason, "mio_throttle");
-  EXPECT_EQ(p->top_stalls[2].reason, "barrier");  // ties keep ncu's order (by name here)
+  EXPECT_EQ(p->top_stalls[2].reason, "barrier");       // ties keep ncu's order (by name here)
   EXPECT_DOUBLE_EQ(*p->memory_throughput_pct, 21.68);  // the sections' figures are still read
   const std::string said = p->describe();
   EXPECT_NE(said.find("memory throughput 21.7% of peak"), std::string::npos) << said;
@@ -79,8 +81,9 @@ TEST(NcuCsv, StallReasonsAreSharesOfTheirFamilyLargestFirst) {
 
 TEST(NcuCsv, NothingUsableIsNoProfile) {
   EXPECT_FALSE(parse_ncu_csv(""));
-  EXPECT_FALSE(parse_ncu_csv("==ERROR== ERR_NVGPUCTRPERM - The user does not have permission to access NVIDIA GPU "
-                             "Performance Counters on the target device 0.\n"));
+  EXPECT_FALSE(
+      parse_ncu_csv("==ERROR== ERR_NVGPUCTRPERM - The user does not have permission to access NVIDIA GPU "
+                    "Performance Counters on the target device 0.\n"));
   EXPECT_FALSE(parse_ncu_csv("==PROF== Connected to process 1\n==WARNING== No kernels were profiled.\n"));
   // A header alone; rows before any header.
   const std::string text = recording("superbench_cublaslt_sm100.csv.log");
@@ -113,9 +116,11 @@ TEST(NcuCsv, DamagedOutputKeepsOnlyWhatReadsCleanly) {
 }
 
 TEST(NcuCsv, HostileKernelNamesAndBytesDoNotReachTheText) {
-  std::string row = "\"ID\",\"Process ID\",\"Kernel Name\",\"Section Name\",\"Metric Name\",\"Metric Unit\",\"Metric Value\"\n"
-                    "\"0\",\"1\",\"evil\x1b[2J\nname\",\"s\",\"Achieved Occupancy\",\"%\",\"50\"\n"
-                    "\"0\",\"1\",\"" + std::string(5000, 'k') + "\",\"s\",\"Achieved Occupancy\",\"%\",\"50\"\n";
+  std::string row =
+      "\"ID\",\"Process ID\",\"Kernel Name\",\"Section Name\",\"Metric Name\",\"Metric Unit\",\"Metric Value\"\n"
+      "\"0\",\"1\",\"evil\x1b[2J\nname\",\"s\",\"Achieved Occupancy\",\"%\",\"50\"\n"
+      "\"0\",\"1\",\"" +
+      std::string(5000, 'k') + "\",\"s\",\"Achieved Occupancy\",\"%\",\"50\"\n";
   auto p = parse_ncu_csv(row);
   ASSERT_TRUE(p);
   EXPECT_EQ(p->kernel.size(), 163u);  // 160 printable characters and "..."

@@ -33,7 +33,7 @@ TEST(GpuTable, TorchDeviceNamesFindTheirEntries) {
   }
   auto h200 = known_gpu("NVIDIA H200");
   EXPECT_DOUBLE_EQ(h200->fp32_tflops, 67);
-  EXPECT_DOUBLE_EQ(h200->bf16_tflops, 989.5);  // 1,979 TFLOP/s with sparsity, halved
+  EXPECT_DOUBLE_EQ(h200->bf16_tflops, 989.5);         // 1,979 TFLOP/s with sparsity, halved
   EXPECT_FALSE(known_gpu("NVIDIA L40").has_value());  // an L40 is not an L40S
   EXPECT_FALSE(known_gpu("Tesla V100-SXM2-16GB").has_value());
   EXPECT_FALSE(known_gpu("").has_value());

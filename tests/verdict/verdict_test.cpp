@@ -18,8 +18,8 @@ Verdict timed_correct() {
   v.ref_time_ms = 2.0;
   v.speedup = 2.0;
   v.baselines["eager"] = {2.0, 2.0, "", 0, false, PeakFraction{2.0, 1.0, 0.1, 1.0, "memory", 0.5, 5, 0.01}};
-  v.baselines["compile"] = {std::nullopt, std::nullopt, "torch.compile could not compile the reference: X", 3.0,
-                            false, std::nullopt};
+  v.baselines["compile"] = {std::nullopt, std::nullopt, "torch.compile could not compile the reference: X",
+                            3.0,          false,        std::nullopt};
   v.peak = PeakFraction{1.0, 1.0, 0.1, 1.0, "memory", 1.0, 10, 0.02};
   v.reasons.push_back({"note.x", "a note"});
   v.flags = {"cache_hit"};
@@ -81,7 +81,10 @@ TEST(VerdictJson, FieldsOfALaterKforgeAreKeptAndWrongTypesReadAsAbsent) {
 TEST(VerdictJson, ARecordedVerdictIsWrittenBackKeyForKey) {
   // An old verdict: no yardsticks, no problem or backend. Read (eager-only baselines for the readers) and
   // written back with the fields it had, a kind this kforge does not know keeping its name.
-  const nlohmann::json old{{"verdict", "correct"}, {"correct", true}, {"speedup", 1.8}, {"ref_time_ms", 0.9},
+  const nlohmann::json old{{"verdict", "correct"},
+                           {"correct", true},
+                           {"speedup", 1.8},
+                           {"ref_time_ms", 0.9},
                            {"checks", {{"timing", {{"candidate", {{"p10_ms", 0.48}}}}}}}};
   const Verdict v = Verdict::from_json(old);
   EXPECT_TRUE(v.baselines.count("eager"));
@@ -103,7 +106,8 @@ TEST(VerdictJson, NoCodeKeepsItsShortForm) {
 }
 
 TEST(VerdictJson, VerdictsBeforeTheYardsticksReadAsEagerOnly) {
-  nlohmann::json old{{"verdict", "correct"}, {"correct", true}, {"time_ms", 1.0}, {"ref_time_ms", 3.0}, {"speedup", 3.0}};
+  nlohmann::json old{
+      {"verdict", "correct"}, {"correct", true}, {"time_ms", 1.0}, {"ref_time_ms", 3.0}, {"speedup", 3.0}};
   auto o = Verdict::from_json(old);
   EXPECT_EQ(o.baseline, "eager");
   ASSERT_TRUE(o.baselines.count("eager"));
@@ -121,8 +125,8 @@ TEST(VerdictChecks, TimingSpreadsAttributionAndLegacyNames) {
   EXPECT_EQ(timed_correct().attribution(), "trusted");
 
   Verdict old;
-  old.checks =
-      Checks::from_json({{"timing", {{"candidate_events", {{"p10_ms", 1}, {"p90_ms", 2}}}, {"inputs_repeated", true}}}});
+  old.checks = Checks::from_json(
+      {{"timing", {{"candidate_events", {{"p10_ms", 1}, {"p90_ms", 2}}}, {"inputs_repeated", true}}}});
   const auto o = old.timing_checks();
   ASSERT_TRUE(o.candidate);
   EXPECT_DOUBLE_EQ(o.candidate->p10_ms, 1);

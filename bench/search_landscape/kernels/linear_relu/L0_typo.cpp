@@ -12,8 +12,8 @@ extern "C" int kf_forward(const kf_tensor* in, int32_t n_in, kf_tensor* out, int
   const int64_t batch = in[0].shape[0], in_f = in[0].shape[1], out_f = in[1].shape[0];
   for (int64_t r = 0; r < batch; ++r)
     for (int64_t o = 0; o < out_f; ++o) {
-      double acc = bias[o]
-      for (int64_t k = 0; k < in_f; ++k) acc += static_cast<double>(x[r * in_f + k]) * w[o * in_f + k];
+      double acc = bias[o] for (int64_t k = 0; k < in_f; ++k) acc +=
+          static_cast<double>(x[r * in_f + k]) * w[o * in_f + k];
       y[r * out_f + o] = acc > 0.0 ? static_cast<float>(acc) : 0.0f;
     }
   return 0;

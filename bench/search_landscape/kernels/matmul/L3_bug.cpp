@@ -35,8 +35,10 @@ extern "C" int kf_forward(const kf_tensor* in, int32_t n_in, kf_tensor* out, int
         for (int64_t j = 0; j + 1 < kCols; ++j) c[(i + r) * n + j0 + j] = acc[r][j];
     }
   for (int64_t i = 0; i < m; ++i) {
-    if (i < m_tiled) edge(a, b, c, i, n_tiled, n, k, n);
-    else edge(a, b, c, i, 0, n, k, n);
+    if (i < m_tiled)
+      edge(a, b, c, i, n_tiled, n, k, n);
+    else
+      edge(a, b, c, i, 0, n, k, n);
   }
   return 0;
 }
