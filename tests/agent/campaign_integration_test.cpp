@@ -299,7 +299,7 @@ TEST_F(Campaign, YardsticksReachCorpusFeedbackReportsAndThePeakStopRuleEndsEarly
 
 json demo_script(double delay_s) {
   json script = json::parse(read_text(kDemo + "/mock-host.json"));
-  for (auto& e : script) {
+  for (auto& e : script["entries"]) {
     e["usage"] = {{"input", 1000}, {"output", 50}, {"reasoning", 0}};
     if (delay_s > 0) e["delay_s"] = delay_s;
   }

@@ -106,7 +106,7 @@ class CampaignStop : public ::testing::Test {
   // Demo answers (all correct), each $1 (1,000 input tokens at $1,000 per million), `delay_s` before each.
   void start_server(double delay_s) {
     json script = json::parse(read_text(kDemo + "/mock-host.json"));
-    for (auto& e : script) {
+    for (auto& e : script["entries"]) {
       e["usage"] = {{"input", 1000}, {"output", 50}, {"reasoning", 0}};
       if (delay_s > 0) e["delay_s"] = delay_s;
     }

@@ -115,7 +115,7 @@ echo "slurm up in $D ($CPUS CPUs)"
 "$PY" - "$SRC/configs/problems/demo/mock-host.json" "$D/script.json" <<'PYEOF'
 import json, sys
 script = json.load(open(sys.argv[1]))
-for e in script:
+for e in script["entries"]:
     e["delay_s"] = 1.0  # slow enough to cancel a task mid-run
     e["usage"] = {"input": 1000, "output": 50, "reasoning": 0}
 json.dump(script, open(sys.argv[2], "w"))
