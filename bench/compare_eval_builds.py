@@ -46,6 +46,20 @@ PAIRS = [
     (f"{ADV}/problems/relu.py", f"{ADV}/kernelbench/host/fallback_plain.py", []),
     (f"{ADV}/problems/scale_add.py", f"{ADV}/kernelbench/host/input_mutation.py", []),
     (f"{ADV}/problems/scale_add.py", f"{ADV}/kernelbench/host/no_model_new.py", []),
+    # kf_forward: a second problem; a compile error; a crash and a non-zero return (runtime errors); a candidate
+    # wrong only in the timed rounds (caught by the checked slots); an off-by-one element; a broken reference
+    (f"{EV}/problems/linear.py", f"{EV}/host/linear_honest.cpp", []),
+    (f"{EV}/problems/scale_add.py", f"{EV}/host/compile_error.cpp", []),
+    (f"{EV}/problems/scale_add.py", f"{EV}/host/crash.cpp", []),
+    (f"{EV}/problems/scale_add.py", f"{EV}/host/returns_error.cpp", []),
+    (f"{EV}/problems/scale_add.py", f"{EV}/host/scale_add_wrong_when_timed.cpp", []),
+    (f"{EV}/problems/scale_add.py", f"{EV}/host/scale_add_one_off.cpp", []),
+    (f"{EV}/problems/reference_raises.py", f"{EV}/host/scale_add_honest.cpp", []),
+    # KernelBench: timer tampering, a missing package, reduced precision, an honest ReLU
+    (f"{ADV}/problems/scale_add.py", f"{ADV}/kernelbench/host/patch_timer.py", []),
+    (f"{ADV}/problems/scale_add.py", f"{ADV}/kernelbench/host/missing_package.py", []),
+    (f"{ADV}/problems/matmul_rand.py", f"{ADV}/kernelbench/host/fp16_matmul.py", []),
+    (f"{ADV}/problems/relu.py", f"{ADV}/kernelbench/host/honest_relu.py", []),
 ]
 
 # Measured, not decided: times and what is sized or drawn from them, masked where both verdicts have them (that
