@@ -19,6 +19,7 @@ Exit status 0 when every pair and every report is identical.
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -97,9 +98,33 @@ def masked(path):
     return False
 
 
+# A timed round's checked slot is drawn per round from the OS's entropy whatever --seed says (timed rounds draw their
+# own seeds): which slot, its seed and its outputs' figures differ between two runs of one build. Such a trial (label
+# "timed round N (slot S, checked at random)") keeps its keys, pass/fail fields and texts with the numbers taken out;
+# so does a reason that quotes it.
+DRAWN_SLOT = re.compile(r"\(slot \d+, checked at random\)")
+NUMBER = re.compile(r"\d+(\.\d+)?(e[-+]?\d+)?")
+
+
+def drawn(v):
+    if isinstance(v, bool) or v is None:
+        return v
+    if isinstance(v, (int, float)):
+        return "<drawn>"
+    if isinstance(v, str):
+        return NUMBER.sub("#", v)
+    if isinstance(v, dict):
+        return {k: drawn(x) for k, x in v.items()}
+    return [drawn(x) for x in v]
+
+
 def mask(v, path=()):
     if masked(list(path)):
         return "<measured>"
+    if path == ("checks", "trials", "*") and isinstance(v, dict) and DRAWN_SLOT.search(str(v.get("label", ""))):
+        return drawn(v)
+    if path == ("reasons", "*") and isinstance(v, dict) and DRAWN_SLOT.search(str(v.get("detail", ""))):
+        return {k: drawn(x) if k == "detail" else x for k, x in v.items()}
     if path == ("flags",):
         # compile_cache_hit: whether the compile cache already held the build (the old build's evaluation, which
         # runs first, fills it); suspicious_speedup: the measured speedup above 10.
