@@ -15,9 +15,11 @@ whole kforge). The builds share one compile cache (DIR/cache); whether a build w
 checks.build's cache hits) is masked, since the old build's evaluation of a pair runs first and fills it. The old
 build's verdicts are kept in DIR/old.json, so that they can be recorded while the new build is still building
 (--stage old) and are not evaluated again.
-Exit status 0 when every pair and every report is identical.
+Exit status 0 when every pair and every report is identical. A report that only gained lines (every line of the
+old one kept, in order) is printed as ADDED with the first lines added, and still counts as different.
 """
 import argparse
+import difflib
 import json
 import os
 import re
@@ -182,6 +184,16 @@ def report(kforge, corpus, fmt):
     return r.returncode, r.stdout, r.stderr
 
 
+def added_lines(a, b):
+    """The lines b adds where b is a with lines inserted and none removed or changed (a report that gained sections),
+    else None."""
+    x, y = a.decode(errors="replace").splitlines(), b.decode(errors="replace").splitlines()
+    ops = difflib.SequenceMatcher(None, x, y, autojunk=False).get_opcodes()
+    if any(op not in ("equal", "insert") for op, *_ in ops):
+        return None
+    return [line for op, _, _, j1, j2 in ops if op == "insert" for line in y[j1:j2]]
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("old")
@@ -249,8 +261,13 @@ def main():
             a, b = report(old, corpus, fmt), report(new, corpus, fmt)
             same = a == b
             failures += not same
-            print(f"{'identical' if same else 'DIFFERENT'}  report --format {fmt:4s} {corpus} "
-                  f"(exit {a[0]}, {len(a[1])} bytes)", flush=True)
+            added = None if same or a[0] != b[0] or a[2] != b[2] else added_lines(a[1], b[1])
+            word = "identical" if same else "ADDED" if added else "DIFFERENT"
+            print(f"{word:9s}  report --format {fmt:4s} {corpus} (exit {a[0]}, {len(a[1])} bytes"
+                  f"{f'; every line of the old report kept in order, {len(added)} lines added' if added else ''})",
+                  flush=True)
+            for line in (added or [])[:3]:
+                print(f"    + {line[:160]}")
     with open(os.path.join(args.out, "compare.json"), "w") as f:
         json.dump(results, f, indent=1)
     print(f"{len(results)} pairs, {failures} different" if failures else f"{len(results)} pairs: all identical")
