@@ -2,10 +2,10 @@
 """Same-seed evaluations by two kforge builds, compared: the proof that a restructuring of the evaluator changed
 no verdict and no JSON (issue 41). Runs `kforge eval --json` of each build on every problem/candidate pair below
 (host backend; kf_forward host kernels and KernelBench solutions; honest, incorrect, rejected, crashing and
-unbuildable candidates) with the same --seed and the same compile cache, and compares the verdicts' JSON key for
-key after masking what is measured rather than decided (MASKED below says which and why) and what a timed round
-draws whatever the seed (DRAWN_SLOT). Then `kforge report` of the test fixtures' corpora, in every format, byte for
-byte.
+unbuildable candidates, a broken reference) with the same --seed and the same compile cache, and compares the
+verdicts' JSON key for key after masking what is measured rather than decided (MASKED below says which and why) and
+what a timed round draws whatever the seed (DRAWN_SLOT). Then `kforge report` of the test fixtures' corpora, in
+every format, byte for byte.
 
   bench/compare_eval_builds.py OLD_KFORGE NEW_KFORGE --out DIR [--stage old|new|compare|reports|all]
                                [--only SUBSTRING]
