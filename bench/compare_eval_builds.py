@@ -2,9 +2,10 @@
 """Same-seed evaluations by two kforge builds, compared: the proof that a restructuring of the evaluator changed
 no verdict and no JSON (issue 41). Runs `kforge eval --json` of each build on every problem/candidate pair below
 (host backend; kf_forward host kernels and KernelBench solutions; honest, incorrect, rejected, crashing and
-unbuildable candidates) with the same --seed and the same compile cache, and compares the verdicts' JSON key for
-key after masking what is measured rather than decided (MASKED below says which and why). Then `kforge report`
-of the test fixtures' corpora, in every format, byte for byte.
+unbuildable candidates, a broken reference) with the same --seed and the same compile cache, and compares the
+verdicts' JSON key for key after masking what is measured rather than decided (MASKED below says which and why) and
+what a timed round draws whatever the seed (DRAWN_SLOT). Then `kforge report` of the test fixtures' corpora, in
+every format, byte for byte.
 
   bench/compare_eval_builds.py OLD_KFORGE NEW_KFORGE --out DIR [--stage old|new|compare|reports|all]
                                [--only SUBSTRING]
@@ -14,11 +15,14 @@ whole kforge). The builds share one compile cache (DIR/cache); whether a build w
 checks.build's cache hits) is masked, since the old build's evaluation of a pair runs first and fills it. The old
 build's verdicts are kept in DIR/old.json, so that they can be recorded while the new build is still building
 (--stage old) and are not evaluated again.
-Exit status 0 when every pair and every report is identical.
+Exit status 0 when every pair and every report is identical. A report that only gained lines (every line of the
+old one kept, in order) is printed as ADDED with the first lines added, and still counts as different.
 """
 import argparse
+import difflib
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -46,6 +50,20 @@ PAIRS = [
     (f"{ADV}/problems/relu.py", f"{ADV}/kernelbench/host/fallback_plain.py", []),
     (f"{ADV}/problems/scale_add.py", f"{ADV}/kernelbench/host/input_mutation.py", []),
     (f"{ADV}/problems/scale_add.py", f"{ADV}/kernelbench/host/no_model_new.py", []),
+    # kf_forward: a second problem; a compile error; a crash and a non-zero return (runtime errors); a candidate
+    # wrong only in the timed rounds (caught by the checked slots); an off-by-one element; a broken reference
+    (f"{EV}/problems/linear.py", f"{EV}/host/linear_honest.cpp", []),
+    (f"{EV}/problems/scale_add.py", f"{EV}/host/compile_error.cpp", []),
+    (f"{EV}/problems/scale_add.py", f"{EV}/host/crash.cpp", []),
+    (f"{EV}/problems/scale_add.py", f"{EV}/host/returns_error.cpp", []),
+    (f"{EV}/problems/scale_add.py", f"{EV}/host/scale_add_wrong_when_timed.cpp", []),
+    (f"{EV}/problems/scale_add.py", f"{EV}/host/scale_add_one_off.cpp", []),
+    (f"{EV}/problems/reference_raises.py", f"{EV}/host/scale_add_honest.cpp", []),
+    # KernelBench: timer tampering, a missing package, reduced precision, an honest ReLU
+    (f"{ADV}/problems/scale_add.py", f"{ADV}/kernelbench/host/patch_timer.py", []),
+    (f"{ADV}/problems/scale_add.py", f"{ADV}/kernelbench/host/missing_package.py", []),
+    (f"{ADV}/problems/matmul_rand.py", f"{ADV}/kernelbench/host/fp16_matmul.py", []),
+    (f"{ADV}/problems/relu.py", f"{ADV}/kernelbench/host/honest_relu.py", []),
 ]
 
 # Measured, not decided: times and what is sized or drawn from them, masked where both verdicts have them (that
@@ -83,9 +101,33 @@ def masked(path):
     return False
 
 
+# A timed round's checked slot is drawn per round from the OS's entropy whatever --seed says (timed rounds draw their
+# own seeds): which slot, its seed and its outputs' figures differ between two runs of one build. Such a trial (label
+# "timed round N (slot S, checked at random)") keeps its keys, pass/fail fields and texts with the numbers taken out;
+# so does a reason that quotes it.
+DRAWN_SLOT = re.compile(r"\(slot \d+, checked at random\)")
+NUMBER = re.compile(r"\d+(\.\d+)?(e[-+]?\d+)?")
+
+
+def drawn(v):
+    if isinstance(v, bool) or v is None:
+        return v
+    if isinstance(v, (int, float)):
+        return "<drawn>"
+    if isinstance(v, str):
+        return NUMBER.sub("#", v)
+    if isinstance(v, dict):
+        return {k: drawn(x) for k, x in v.items()}
+    return [drawn(x) for x in v]
+
+
 def mask(v, path=()):
     if masked(list(path)):
         return "<measured>"
+    if path == ("checks", "trials", "*") and isinstance(v, dict) and DRAWN_SLOT.search(str(v.get("label", ""))):
+        return drawn(v)
+    if path == ("reasons", "*") and isinstance(v, dict) and DRAWN_SLOT.search(str(v.get("detail", ""))):
+        return {k: drawn(x) if k == "detail" else x for k, x in v.items()}
     if path == ("flags",):
         # compile_cache_hit: whether the compile cache already held the build (the old build's evaluation, which
         # runs first, fills it); suspicious_speedup: the measured speedup above 10.
@@ -140,6 +182,16 @@ def report_corpora():
 def report(kforge, corpus, fmt):
     r = subprocess.run([kforge, "report", corpus, "--format", fmt], cwd=ROOT, capture_output=True, timeout=300)
     return r.returncode, r.stdout, r.stderr
+
+
+def added_lines(a, b):
+    """The lines b adds where b is a with lines inserted and none removed or changed (a report that gained sections),
+    else None."""
+    x, y = a.decode(errors="replace").splitlines(), b.decode(errors="replace").splitlines()
+    ops = difflib.SequenceMatcher(None, x, y, autojunk=False).get_opcodes()
+    if any(op not in ("equal", "insert") for op, *_ in ops):
+        return None
+    return [line for op, _, _, j1, j2 in ops if op == "insert" for line in y[j1:j2]]
 
 
 def main():
@@ -209,8 +261,13 @@ def main():
             a, b = report(old, corpus, fmt), report(new, corpus, fmt)
             same = a == b
             failures += not same
-            print(f"{'identical' if same else 'DIFFERENT'}  report --format {fmt:4s} {corpus} "
-                  f"(exit {a[0]}, {len(a[1])} bytes)", flush=True)
+            added = None if same or a[0] != b[0] or a[2] != b[2] else added_lines(a[1], b[1])
+            word = "identical" if same else "ADDED" if added else "DIFFERENT"
+            print(f"{word:9s}  report --format {fmt:4s} {corpus} (exit {a[0]}, {len(a[1])} bytes"
+                  f"{f'; every line of the old report kept in order, {len(added)} lines added' if added else ''})",
+                  flush=True)
+            for line in (added or [])[:3]:
+                print(f"    + {line[:160]}")
     with open(os.path.join(args.out, "compare.json"), "w") as f:
         json.dump(results, f, indent=1)
     print(f"{len(results)} pairs, {failures} different" if failures else f"{len(results)} pairs: all identical")
