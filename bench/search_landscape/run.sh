@@ -7,14 +7,17 @@
 #
 # Usage: bench/search_landscape/run.sh --kforge PATH [--seeds "1 2 3"] [--budget 40] [--budgets 5,10,20,40]
 #                                      [--strategies "refine best_of_n beam evolve"] [--out DIR]
-#                                      [--timing-budget-ms MS] [--problems DIR]
+#                                      [--timing-budget-ms MS] [--problems DIR] [--transitions FILE]
 #   --budget      evaluations per problem for every strategy (loop.budget.evaluations; refine: budget / turns samples)
+#   --transitions the landscape's table (default transitions.json, the ladder; transitions-branching.json is the
+#                 branching one); a table that names its problems runs on those only; its `best` is the best kernel
 #   --out         work folder (default: a new temporary one); each run is OUT/<strategy>-s<seed>; rerunning
 #                 with the same OUT resumes what is unfinished
 # Environment: KFORGE_PYTHON (torch for the evaluator). The table tool is built beside kforge
 # (build/bench/bench_search_landscape_table).
 set -euo pipefail
 kforge="" seeds="1 2 3" budget=40 budgets="5,10,20,40" strategies="refine best_of_n beam evolve" out="" timing="" problems=""
+transitions=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --kforge) kforge=$(realpath "$2"); shift 2 ;;
@@ -25,6 +28,7 @@ while [ $# -gt 0 ]; do
     --out) out=$2; shift 2 ;;
     --timing-budget-ms) timing=$2; shift 2 ;;
     --problems) problems=$(realpath "$2"); shift 2 ;;
+    --transitions) transitions=$(realpath "$2"); shift 2 ;;
     *) sed -n '2,17p' "${BASH_SOURCE[0]}" >&2; exit 2 ;;
   esac
 done
@@ -33,14 +37,27 @@ table=$(dirname "$kforge")/bench/bench_search_landscape_table
 [ -x "$table" ] || { echo "search_landscape: $table is missing; build it (cmake --build build --target bench_search_landscape_table)" >&2; exit 2; }
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
-problems=${problems:-$here/problems}
+transitions=${transitions:-$here/transitions.json}
 cd "$root"
 source scripts/python-env.sh
 python3_=${KFORGE_PYTHON:-python3}
 out=${out:-$(mktemp -d "${TMPDIR:-/tmp}/kforge-landscape.XXXXXX")}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
-"$python3_" "$here/make_script.py" --out "$out/script.json"
+best=$("$python3_" -c 'import json, sys; print(json.load(open(sys.argv[1]))["best"])' "$transitions")
+if [ -z "$problems" ]; then
+  # The problems the table has kernels for (all of problems/ unless it names them).
+  problems=$out/problems
+  mkdir -p "$problems"
+  "$python3_" - "$transitions" "$here/problems" "$problems" <<'PY'
+import json, os, re, shutil, sys
+table, source, target = json.load(open(sys.argv[1])), sys.argv[2], sys.argv[3]
+for name in sorted(os.listdir(source)):
+    if name.endswith(".py") and re.sub(r"^[0-9]+_landscape_", "", name[:-3]) in table.get("problems", [re.sub(r"^[0-9]+_landscape_", "", name[:-3])]):
+        shutil.copyfile(os.path.join(source, name), os.path.join(target, name))
+PY
+fi
+"$python3_" "$here/make_script.py" --transitions "$transitions" --out "$out/script.json"
 "$kforge" mock-server --script "$out/script.json" --check >/dev/null
 
 server=""
@@ -91,5 +108,5 @@ PY
   done
 done
 echo
-echo "search landscape: strategies ($strategies), seeds ($seeds), $budget evaluations per problem, host backend"
-"$table" --budgets "$budgets" "${runs[@]}"
+echo "search landscape $(basename "$transitions"): strategies ($strategies), seeds ($seeds), $budget evaluations per problem, host backend"
+"$table" --best "$best" --budgets "$budgets" "${runs[@]}"
