@@ -98,11 +98,14 @@ json.dump({"name": f"landscape-{strategy}", "provider": "openai-chat", "base_url
            "prices": {"input": 1.0, "cached_input": 0.1, "output": 4.0, "reasoning": 4.0},
            "loop": loop}, open(path, "w"), indent=1)
 PY
-    timing_args=()
-    [ -n "$timing" ] && timing_args=(--timing-budget-ms "$timing")
+    extra_args=()
+    [ -n "$timing" ] && extra_args=(--timing-budget-ms "$timing")
+    # A resumed run talks to a new server on a new port, so its configuration's base_url has changed (logged in
+    # its run.json); nothing else in it has.
+    [ -e "$run/run.json" ] && extra_args+=(--allow-changed)
     echo "search_landscape: $strategy, seed $seed -> $run" >&2
     "$kforge" run --config "$out/$strategy-s$seed.json" --problems "$problems" --backend host --no-progress \
-      "${timing_args[@]}" --out "$run" >"$run.log" 2>&1 || {
+      "${extra_args[@]}" --out "$run" >"$run.log" 2>&1 || {
       echo "search_landscape: the $strategy run (seed $seed) failed; see $run.log" >&2; tail -5 "$run.log" >&2; exit 1; }
     stop_server
   done
