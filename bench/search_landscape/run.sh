@@ -7,14 +7,17 @@
 #
 # Usage: bench/search_landscape/run.sh --kforge PATH [--seeds "1 2 3"] [--budget 40] [--budgets 5,10,20,40]
 #                                      [--strategies "refine best_of_n beam evolve"] [--out DIR]
-#                                      [--timing-budget-ms MS] [--problems DIR]
+#                                      [--timing-budget-ms MS] [--problems DIR] [--transitions FILE]
 #   --budget      evaluations per problem for every strategy (loop.budget.evaluations; refine: budget / turns samples)
+#   --transitions the landscape's table (default transitions.json, the ladder; transitions-branching.json is the
+#                 branching one); a table that names its problems runs on those only; its `best` is the best kernel
 #   --out         work folder (default: a new temporary one); each run is OUT/<strategy>-s<seed>; rerunning
 #                 with the same OUT resumes what is unfinished
 # Environment: KFORGE_PYTHON (torch for the evaluator). The table tool is built beside kforge
 # (build/bench/bench_search_landscape_table).
 set -euo pipefail
 kforge="" seeds="1 2 3" budget=40 budgets="5,10,20,40" strategies="refine best_of_n beam evolve" out="" timing="" problems=""
+transitions=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --kforge) kforge=$(realpath "$2"); shift 2 ;;
@@ -25,6 +28,7 @@ while [ $# -gt 0 ]; do
     --out) out=$2; shift 2 ;;
     --timing-budget-ms) timing=$2; shift 2 ;;
     --problems) problems=$(realpath "$2"); shift 2 ;;
+    --transitions) transitions=$(realpath "$2"); shift 2 ;;
     *) sed -n '2,17p' "${BASH_SOURCE[0]}" >&2; exit 2 ;;
   esac
 done
@@ -33,14 +37,27 @@ table=$(dirname "$kforge")/bench/bench_search_landscape_table
 [ -x "$table" ] || { echo "search_landscape: $table is missing; build it (cmake --build build --target bench_search_landscape_table)" >&2; exit 2; }
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
-problems=${problems:-$here/problems}
+transitions=${transitions:-$here/transitions.json}
 cd "$root"
 source scripts/python-env.sh
 python3_=${KFORGE_PYTHON:-python3}
 out=${out:-$(mktemp -d "${TMPDIR:-/tmp}/kforge-landscape.XXXXXX")}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
-"$python3_" "$here/make_script.py" --out "$out/script.json"
+best=$("$python3_" -c 'import json, sys; print(json.load(open(sys.argv[1]))["best"])' "$transitions")
+if [ -z "$problems" ]; then
+  # The problems the table has kernels for (all of problems/ unless it names them).
+  problems=$out/problems
+  mkdir -p "$problems"
+  "$python3_" - "$transitions" "$here/problems" "$problems" <<'PY'
+import json, os, re, shutil, sys
+table, source, target = json.load(open(sys.argv[1])), sys.argv[2], sys.argv[3]
+for name in sorted(os.listdir(source)):
+    if name.endswith(".py") and re.sub(r"^[0-9]+_landscape_", "", name[:-3]) in table.get("problems", [re.sub(r"^[0-9]+_landscape_", "", name[:-3])]):
+        shutil.copyfile(os.path.join(source, name), os.path.join(target, name))
+PY
+fi
+"$python3_" "$here/make_script.py" --transitions "$transitions" --out "$out/script.json"
 "$kforge" mock-server --script "$out/script.json" --check >/dev/null
 
 server=""
@@ -81,15 +98,18 @@ json.dump({"name": f"landscape-{strategy}", "provider": "openai-chat", "base_url
            "prices": {"input": 1.0, "cached_input": 0.1, "output": 4.0, "reasoning": 4.0},
            "loop": loop}, open(path, "w"), indent=1)
 PY
-    timing_args=()
-    [ -n "$timing" ] && timing_args=(--timing-budget-ms "$timing")
+    extra_args=()
+    [ -n "$timing" ] && extra_args=(--timing-budget-ms "$timing")
+    # A resumed run talks to a new server on a new port, so its configuration's base_url has changed (logged in
+    # its run.json); nothing else in it has.
+    [ -e "$run/run.json" ] && extra_args+=(--allow-changed)
     echo "search_landscape: $strategy, seed $seed -> $run" >&2
     "$kforge" run --config "$out/$strategy-s$seed.json" --problems "$problems" --backend host --no-progress \
-      "${timing_args[@]}" --out "$run" >"$run.log" 2>&1 || {
+      "${extra_args[@]}" --out "$run" >"$run.log" 2>&1 || {
       echo "search_landscape: the $strategy run (seed $seed) failed; see $run.log" >&2; tail -5 "$run.log" >&2; exit 1; }
     stop_server
   done
 done
 echo
-echo "search landscape: strategies ($strategies), seeds ($seeds), $budget evaluations per problem, host backend"
-"$table" --budgets "$budgets" "${runs[@]}"
+echo "search landscape $(basename "$transitions"): strategies ($strategies), seeds ($seeds), $budget evaluations per problem, host backend"
+"$table" --best "$best" --budgets "$budgets" "${runs[@]}"

@@ -1,25 +1,42 @@
 #!/usr/bin/env python3
-"""A model check of the landscape's design (not a measurement): walks transitions.json with simple models of
-the four strategies as docs/campaigns.md describes them ("Search strategies"), without kernels, kforge or
-timings (a correct kernel's speed is its level), and prints how soon each finds the best variant.
+"""A model check of the landscape's design (not a measurement): walks a transitions table with simple models of
+the four strategies as docs/campaigns.md describes them ("Search strategies"), without kforge, and prints how
+soon each finds the best variant.
 
-Usage: bench/search_landscape/simulate.py [--transitions FILE] [--budget 40] [--runs 4000]
+Usage: bench/search_landscape/simulate.py [--transitions FILE] [--budget 40] [--runs 4000] [--noise 0.1]
+                                          [--distinct] [--refine-workers 1]
 
-Models, per problem at a budget of evaluations: refine = samples of 10 turns, each following its previous
-answer; best_of_n = 4 first turns, then one child of the best correct kernel so far (of the latest while none
-is correct); beam = width 3: a child of each of the 3 best correct kernels per round, free places repairing
-the last round's failures, then first turns; evolve = 2 islands x 2 children per round, repairs of the last
-round's failures first, then parents by a tournament of 3 over the island's 4 best (no diversity term),
-each island's best migrating to the next every 3 rounds. Use it to see what a table of transitions implies
-before spending hours of real evaluations on run.sh; its numbers are a model's, never the bench's.
+A correct kernel's measured speed is its level (transitions.json), or 1 / its `time_ms` where the table gives
+them (transitions-branching.json), times a log-normal measurement error of spread --noise (a fresh draw per
+evaluation, so copies of one kernel rank in random order among themselves). Models, per problem at a budget of
+evaluations: refine = samples of 10 turns, each following its previous answer, --refine-workers of them at a
+time taking turns (kforge runs a configuration's samples on 2 x max_concurrent workers: 2 in the bench);
+best_of_n = 4 first turns, then one child of the best correct kernel so far (of the latest while none is
+correct); beam = width 3: a child of each of the 3 best correct kernels per round, free places repairing the
+last round's failures, then first turns; evolve = 2 islands x 2 children per round, repairs of the last
+round's failures first (not of a repair), then parents by a tournament of 3 over the island's 4 best, scored
+speed / the island's best + 0.25 x novelty (the share of the island whose loop count, as evolve.cpp counts the
+`for (` of a kernel's source capped at 6, differs; the kernels of the table's first problem), each island's
+best migrating to the next every 3 rounds. --distinct is a what-if the C++ does not do: beam and evolve rank
+each variant once (its best copy), so byte-identical copies cannot fill the beam or a population. Use it to
+see what a table implies before spending hours of real evaluations on run.sh; its numbers are a model's,
+never the bench's.
 """
 import argparse
 import json
+import math
 import os
 import random
+import re
 import statistics
 
-RANK = {"L0": 0, "L1": 1, "L2": 2, "L3": 3}
+HERE = os.path.dirname(os.path.abspath(__file__))
+LADDER = {"L0": 1, "L1": 2, "L2": 3, "L3": 4}  # speeds in the order of the levels
+
+
+class Eval:
+    def __init__(self, variant, score, repair):
+        self.v, self.score, self.repair = variant, score, repair
 
 
 def draw(rng, row):
@@ -32,33 +49,55 @@ def draw(rng, row):
     return items[-1][0]
 
 
-def correct(v):
-    return v in RANK
+def loop_counts(problem):
+    """evolve.cpp's feature: the `for (` of a kernel's source, counted at a word start, at most 6."""
+    folder = os.path.join(HERE, "kernels", problem)
+    counts = {}
+    for name in os.listdir(folder):
+        if name.endswith(".cpp"):
+            text = open(os.path.join(folder, name)).read()
+            counts[name[:-4]] = min(6, len(re.findall(r"(?<![A-Za-z0-9_])for[ \t]*\(", text)))
+    return counts
 
 
 class Walk:
-    def __init__(self, table, rng, budget):
-        self.table, self.rng, self.budget, self.seq = table, rng, budget, []
+    def __init__(self, table, speed, noise, distinct, rng, budget):
+        self.table, self.speed, self.noise, self.distinct = table, speed, noise, distinct
+        self.rng, self.budget, self.seq = rng, budget, []
 
     def ask(self, parent):
-        v = draw(self.rng, self.table["start"] if parent is None else self.table["children"][parent])
-        self.seq.append(v)
-        return v
+        row = self.table["start"] if parent is None else self.table["children"][parent.v]
+        v = draw(self.rng, row)
+        score = None
+        if v in self.speed:
+            score = self.speed[v] * (math.exp(self.rng.gauss(0, self.noise)) if self.noise > 0 else 1)
+        e = Eval(v, score, parent is not None and parent.score is None)
+        self.seq.append(e)
+        return e
 
     def left(self):
         return len(self.seq) < self.budget
 
-    def best(self, among, k):
-        return sorted((v for v in among if correct(v)), key=lambda v: (RANK[v], self.rng.random()), reverse=True)[:k]
+    def best(self, among, k, distinct=False):
+        ranked = sorted((e for e in among if e.score is not None), key=lambda e: (e.score, self.rng.random()),
+                        reverse=True)
+        if distinct and self.distinct:
+            seen, kept = set(), []
+            for e in ranked:
+                if e.v not in seen:
+                    seen.add(e.v)
+                    kept.append(e)
+            ranked = kept
+        return ranked[:k]
 
 
-def refine(w, turns=10):
+def refine(w, turns=10, workers=1):
     while w.left():
-        parent = None
+        parents = [None] * max(1, workers)
         for _ in range(turns):
-            if not w.left():
-                break
-            parent = w.ask(parent)
+            for s in range(len(parents)):
+                if w.left():
+                    parents[s] = w.ask(parents[s])
 
 
 def best_of_n(w, n=4):
@@ -73,27 +112,37 @@ def best_of_n(w, n=4):
 def beam(w, width=3):
     last = []
     while w.left():
-        asks = w.best(w.seq, width)
-        failed = [v for v in last if not correct(v)]
+        asks = w.best(w.seq, width, distinct=True)
+        failed = [e for e in last if e.score is None]
         while len(asks) < width and failed:
             asks.append(failed.pop(0))
         asks += [None] * (width - len(asks))
         last = [w.ask(p) for p in asks if w.left()]
 
 
-def evolve(w, islands=2, population=4, children=2, tournament=3, migrate_every=3):
+def evolve(w, loops, islands=2, population=4, children=2, tournament=3, diversity=0.25, migrate_every=3):
     members = [[] for _ in range(islands)]
     last = [[] for _ in range(islands)]
     rnd = 0
     while w.left():
         rnd += 1
         for i in range(islands):
-            asks = [v for v in last[i] if not correct(v)][:children]
-            pool = w.best(members[i], population)
+            asks = [e for e in last[i] if e.score is None and not e.repair][:children]
+            pool = w.best(members[i], population, distinct=True)
+            top = pool[0].score if pool else 1
+
+            def score(e):
+                novelty = sum(loops.get(o.v) != loops.get(e.v) for o in pool) / len(pool)
+                return e.score / top + diversity * novelty
+
             while len(asks) < children:
-                asks.append(max((w.rng.choice(pool) for _ in range(tournament)), key=RANK.get) if pool else None)
+                if not pool:
+                    asks.append(None)
+                    continue
+                drawn = [w.rng.choice(pool) for _ in range(tournament)]
+                asks.append(max(drawn, key=score))
             last[i] = [w.ask(p) for p in asks if w.left()]
-            members[i] += [v for v in last[i] if correct(v)]
+            members[i] += [e for e in last[i] if e.score is not None]
         if rnd % migrate_every == 0:
             bests = [w.best(m, 1) for m in members]
             for i, b in enumerate(bests):
@@ -101,23 +150,38 @@ def evolve(w, islands=2, population=4, children=2, tournament=3, migrate_every=3
 
 
 def main():
-    here = os.path.dirname(os.path.abspath(__file__))
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--transitions", default=os.path.join(here, "transitions.json"))
+    parser.add_argument("--transitions", default=os.path.join(HERE, "transitions.json"))
     parser.add_argument("--budget", type=int, default=40)
     parser.add_argument("--runs", type=int, default=4000)
+    parser.add_argument("--noise", type=float, default=0.1,
+                        help="spread of a measured time (log-normal sigma); tables with time_ms only")
+    parser.add_argument("--distinct", action="store_true",
+                        help="what-if: beam and evolve keep one copy of each variant")
+    parser.add_argument("--refine-workers", type=int, default=1,
+                        help="refine samples running at once, taking turns (the bench's kforge runs 2)")
     args = parser.parse_args()
     table = json.load(open(args.transitions))
-    budgets = [b for b in (5, 10, 20, 40, 80) if b <= args.budget]
-    print(f"model of the strategies on {args.transitions}, budget {args.budget}, {args.runs} walks each")
-    print("| strategy | found " + table["best"] + " | evaluations to it (median) | " + " | ".join(f"by {b}" for b in budgets) + " |")
+    if "time_ms" in table:
+        speed, noise = {v: 1.0 / t for v, t in table["time_ms"].items()}, args.noise
+    else:
+        speed, noise = LADDER, 0.0
+    loops = loop_counts(table.get("problems", ["matmul"])[0])
+    budgets = [b for b in (5, 10, 20, 30, 40, 80) if b <= args.budget]
+    print(f"model of the strategies on {os.path.basename(args.transitions)}, budget {args.budget}, "
+          f"{args.runs} walks each, noise {noise}, refine workers {args.refine_workers}"
+          + (", beam and evolve on distinct variants (what-if)" if args.distinct else ""))
+    print("| strategy | found " + table["best"] + " | evaluations to it (median) | " +
+          " | ".join(f"by {b}" for b in budgets) + " |")
     print("|---|---|---|" + "---|" * len(budgets))
-    for name, strategy in [("refine", refine), ("best_of_n", best_of_n), ("beam", beam), ("evolve", evolve)]:
+    strategies = [("refine", lambda w: refine(w, workers=args.refine_workers)), ("best_of_n", best_of_n),
+                  ("beam", beam), ("evolve", lambda w: evolve(w, loops))]
+    for name, strategy in strategies:
         to_best = []
         for run in range(args.runs):
-            w = Walk(table, random.Random(run), args.budget)
+            w = Walk(table, speed, noise, args.distinct, random.Random(run), args.budget)
             strategy(w)
-            to_best.append(next((i + 1 for i, v in enumerate(w.seq) if v == table["best"]), None))
+            to_best.append(next((i + 1 for i, e in enumerate(w.seq) if e.v == table["best"]), None))
         found = [t for t in to_best if t is not None]
         print(f"| {name} | {len(found) / args.runs:.2f} | {statistics.median(found) if found else '-'} | " +
               " | ".join(f"{sum(t <= b for t in found) / args.runs:.2f}" for b in budgets) + " |")
