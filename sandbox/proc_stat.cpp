@@ -1,8 +1,10 @@
 #include "sandbox/proc_stat.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <charconv>
-#include <fstream>
-#include <iterator>
 #include <string>
 
 namespace kf::sandbox {
@@ -51,8 +53,23 @@ std::optional<ProcStat> ProcStat::parse(std::string_view text) {
 }
 
 std::optional<ProcStat> ProcStat::read(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  // Plain read(2), not a stream: a process that exits between the open and the read fails the read with ESRCH,
+  // which libstdc++'s stream buffer turns into an exception in the middle of a scan of every process.
+  const int fd = ::open(("/proc/" + std::to_string(pid) + "/stat").c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
+  std::string text;
+  char buf[1024];
+  for (;;) {
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n > 0) {
+      text.append(buf, static_cast<size_t>(n));
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) text.clear();
+    break;
+  }
+  ::close(fd);
   return parse(text);
 }
 
