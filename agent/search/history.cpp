@@ -14,6 +14,7 @@ Judged Judged::from(const corpus::Record& r, std::string answer) {
   }
   j.lineage = r.lineage;
   j.answer = std::move(answer);
+  if (r.source) j.source_sha256 = r.source->sha256;
   j.feedback = r.feedback;
   j.correct = r.correct();
   j.speedup = r.speedup();

@@ -18,6 +18,7 @@ struct Judged {
   std::vector<corpus::RecordId> parents;
   std::optional<corpus::Lineage> lineage;  // as recorded; none for refine
   std::string answer;                      // the model's answer (what a conversation sends back)
+  std::string source_sha256;               // the kernel extracted from it, as recorded; "" when none
   std::string feedback;                    // the message that answered it
   bool correct = false;
   std::optional<double> speedup;

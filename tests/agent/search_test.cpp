@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <mutex>
 #include <regex>
+#include <tuple>
 
 #include <gtest/gtest.h>
 
@@ -200,6 +201,26 @@ TEST(Strategies, BeamKeepsTheWidthBestAndRepairsWhileShort) {
   EXPECT_EQ(asks[0].parents.front().turn, 3);
   EXPECT_EQ(asks[1].parents.front().turn, 4);
   EXPECT_EQ((*beam)->next_round(h, 3, 1).size(), 1u);  // a budget's remainder cuts the round
+}
+
+TEST(Strategies, BeamKeepsOnePlaceForByteIdenticalKernels) {
+  search::SearchSettings s;
+  s.strategy = "beam";
+  s.beam.width = 2;
+  auto beam = search::make_strategy(s);
+  ASSERT_TRUE(beam.ok());
+  History h;
+  // Turns 1 and 2 are the same kernel (as a model that repeats itself gives): the second place goes to the
+  // slower turn 3, not to a copy.
+  for (auto [turn, speedup, sha] : {std::tuple{1, 2.0, "aa"}, std::tuple{2, 2.0, "aa"}, std::tuple{3, 1.2, "bb"}}) {
+    Judged j = judged(turn, 1, speedup);
+    j.source_sha256 = sha;
+    h.add(j);
+  }
+  auto asks = (*beam)->next_round(h, 2, 100);
+  ASSERT_EQ(asks.size(), 2u);
+  EXPECT_EQ(asks[0].parents, (std::vector<corpus::RecordId>{{0, 1}}));
+  EXPECT_EQ(asks[1].parents, (std::vector<corpus::RecordId>{{0, 3}}));
 }
 
 TEST(Strategies, BestOfNAsksNThenRefinesTheBest) {
