@@ -133,6 +133,7 @@ const std::vector<Field>& fields() {
       {"loop.best_of_n", "n", Type::integer, kAtLeastOne, false, loop_into(&Lp::best_of_n, &Lp::BestOfN::n)},
       {"loop.beam", "width", Type::integer, kAtLeastOne, false, loop_into(&Lp::beam, &Lp::Beam::width)},
       {"loop.beam", "children", Type::integer, kAtLeastOne, false, loop_into(&Lp::beam, &Lp::Beam::children)},
+      {"loop.beam", "diverse", Type::boolean, {}, false, loop_into(&Lp::beam, &Lp::Beam::diverse)},
       {"loop.evolve", "islands", Type::integer, kAtLeastOne, false, loop_into(&Lp::evolve, &Lp::Evolve::islands)},
       {"loop.evolve", "population", Type::integer, kAtLeastOne, false,
        loop_into(&Lp::evolve, &Lp::Evolve::population)},

@@ -85,15 +85,16 @@ struct LoopSettings {
     int n = 4;  // independent first turns in round 1
   } best_of_n;
   struct Beam {
-    int width = 3;     // the k best correct kernels kept
-    int children = 1;  // asks per kept kernel and round
+    int width = 3;        // the k best correct kernels kept
+    int children = 1;     // asks per kept kernel and round
+    bool diverse = true;  // one place per kernel structure; a new structure followed up once
   } beam;
   struct Evolve {
     int islands = 2;
-    int population = 4;       // the best correct kernels an island keeps
+    int population = 4;       // kernels an island keeps: the fastest of each feature, best first
     int children = 2;         // asks per island and round
     int tournament = 3;       // members drawn per parent choice
-    double diversity = 0.25;  // weight of a member's novelty against its speedup in the tournament
+    double diversity = 0.25;  // weight of a member's rarity against its speedup in the tournament
     int inspirations = 2;     // other strong kernels shown beside the parent (0-2)
     int migrate_every = 3;    // rounds between migrations of each island's best to the next (0: never)
   } evolve;

@@ -1,13 +1,16 @@
 // evolve: a population of kernels per island. Each round, per island, `children` asks: first the repairs of the
-// island's failed children of the last round (fed back once, like a refine turn), then children of parents chosen
-// by tournament: `tournament` members drawn (seeded), the winner the highest speedup / the island's best speedup
-// + `diversity` x novelty, where novelty is the share of the island whose features differ from the member's
-// (what bounds it, memory or compute, and how many loops its source writes). The prompt carries the parent and
-// up to `inspirations` other strong kernels with their measured figures. Every `migrate_every` rounds each
-// island's best joins the next island (a ring). The draws depend only on the seed, the unit's history, the round
-// and the island, so a resumed search draws the same parents.
+// island's failed children of the last round (fed back once, like a refine turn), then a follow-up of each of
+// the island's last-round children whose features the island had not seen (a new design's first version is
+// often slower than the tuned old one: it gets one child before the tournament judges it), then children of
+// parents chosen by tournament: `tournament` members drawn (seeded), the winner the highest speedup / the
+// island's best speedup + `diversity` x rarity, where rarity is the share of the island's correct kernels whose
+// features differ from the member's. A kernel's features are what bounds it (memory or compute) and its
+// structure (agent/search/structure.h); the population holds the fastest kernel of each feature, the best
+// `population` of them, so copies and variations of one design cannot crowd out another. The prompt carries
+// the parent and up to `inspirations` other strong kernels with their measured figures. Every `migrate_every`
+// rounds each island's best joins the next island (a ring). The draws depend only on the seed, the unit's
+// history, the round and the island, so a resumed search draws the same parents.
 #include <algorithm>
-#include <cctype>
 #include <random>
 #include <set>
 
@@ -16,17 +19,7 @@
 namespace kf::agent::search {
 namespace {
 
-// Coarse features of a kernel for the diversity term: its bound and its number of loops (capped).
-std::string features(const Judged& j) {
-  int loops = 0;
-  for (size_t at = j.answer.find("for"); at != std::string::npos && loops < 6; at = j.answer.find("for", at + 3)) {
-    const size_t after = j.answer.find_first_not_of(" \t", at + 3);
-    const char before = at == 0 ? ' ' : j.answer[at - 1];
-    const bool word_start = !(std::isalnum(static_cast<unsigned char>(before)) || before == '_');
-    if (word_start && after != std::string::npos && j.answer[after] == '(') ++loops;
-  }
-  return j.bound_by + "/" + std::to_string(loops);
-}
+std::string features(const Judged& j) { return j.bound_by + "/" + j.structure; }
 
 class Evolve final : public Strategy {
  public:
@@ -58,14 +51,19 @@ class Evolve final : public Strategy {
       if (static_cast<int>(asks.size()) < children && j.round == round - 1 && j.island == island && !j.correct &&
           !is_repair(history, j))
         asks.push_back({Ask::Prompt::improve, {j.id}, {}, island});
-    const auto population = island_population(history, island, round);
+    const auto members = island_members(history, island, round);
+    const auto population = best_per_feature(members);
+    for (const Judged* j : members)
+      if (static_cast<int>(asks.size()) < children && j->round == round - 1 && j->island == island &&
+          first_of_features(members, *j))
+        asks.push_back({Ask::Prompt::improve, {j->id}, inspirations(history, population, j), island});
     std::mt19937_64 rng(seed_ ^ (0x9E3779B97F4A7C15ull * static_cast<uint64_t>(round * 1009 + island + 1)));
     while (static_cast<int>(asks.size()) < children) {
       if (population.empty()) {
         asks.push_back({Ask::Prompt::first_turn, {}, {}, island});
         continue;
       }
-      const Judged* parent = tournament(population, rng);
+      const Judged* parent = tournament(population, members, rng);
       asks.push_back({Ask::Prompt::improve, {parent->id}, inspirations(history, population, parent), island});
     }
     return asks;
@@ -78,8 +76,8 @@ class Evolve final : public Strategy {
     return parent && !parent->correct;
   }
 
-  // The island's best correct kernels (its own and those that migrated to it), best first, at most `population`.
-  std::vector<const Judged*> island_population(const History& history, int island, int round) const {
+  // The island's correct kernels (its own and those that migrated to it), best first.
+  std::vector<const Judged*> island_members(const History& history, int island, int round) const {
     const int islands = std::max(1, s_.islands);
     std::vector<const Judged*> members;
     std::set<corpus::RecordId> seen;
@@ -100,24 +98,40 @@ class Evolve final : public Strategy {
     std::stable_sort(members.begin(), members.end(), [&](const Judged* a, const Judged* b) {
       return std::find(ranked.begin(), ranked.end(), a) < std::find(ranked.begin(), ranked.end(), b);
     });
-    const size_t keep = static_cast<size_t>(std::max(1, s_.population));
-    if (members.size() > keep) members.resize(keep);
     return members;
   }
 
-  const Judged* tournament(const std::vector<const Judged*>& population, std::mt19937_64& rng) const {
+  // The population: the fastest member of each feature, at most `population` of them, best first.
+  std::vector<const Judged*> best_per_feature(const std::vector<const Judged*>& members) const {
+    std::vector<const Judged*> out;
+    std::set<std::string> seen;
+    for (const Judged* j : members)
+      if (out.size() < static_cast<size_t>(std::max(1, s_.population)) && seen.insert(features(*j)).second)
+        out.push_back(j);
+    return out;
+  }
+
+  // Whether no member from an earlier turn has `j`'s features.
+  static bool first_of_features(const std::vector<const Judged*>& members, const Judged& j) {
+    return std::none_of(members.begin(), members.end(), [&](const Judged* other) {
+      return other->id.turn < j.id.turn && features(*other) == features(j);
+    });
+  }
+
+  const Judged* tournament(const std::vector<const Judged*>& population, const std::vector<const Judged*>& members,
+                           std::mt19937_64& rng) const {
     const double top = std::max(1e-12, population.front()->speedup.value_or(0));
-    auto novelty = [&](const Judged* j) {
+    auto rarity = [&](const Judged* j) {
       const std::string mine = features(*j);
       double differ = 0;
-      for (const Judged* other : population) differ += features(*other) != mine;
-      return differ / static_cast<double>(population.size());
+      for (const Judged* other : members) differ += features(*other) != mine;
+      return differ / static_cast<double>(members.size());
     };
     const Judged* winner = nullptr;
     double winner_score = 0;
     for (int t = 0; t < std::max(1, s_.tournament); ++t) {
       const Judged* drawn = population[static_cast<size_t>(rng() % population.size())];
-      const double score = drawn->speedup.value_or(0) / top + s_.diversity * novelty(drawn);
+      const double score = drawn->speedup.value_or(0) / top + s_.diversity * rarity(drawn);
       if (!winner || score > winner_score) {
         winner = drawn;
         winner_score = score;

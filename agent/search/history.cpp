@@ -1,6 +1,9 @@
 #include "agent/search/history.h"
 
 #include <algorithm>
+#include <set>
+
+#include "agent/search/structure.h"
 
 namespace kf::agent::search {
 
@@ -14,6 +17,7 @@ Judged Judged::from(const corpus::Record& r, std::string answer) {
   }
   j.lineage = r.lineage;
   j.answer = std::move(answer);
+  j.structure = kernel_structure(j.answer);
   if (r.source) j.source_sha256 = r.source->sha256;
   j.feedback = r.feedback;
   j.correct = r.correct();
@@ -79,6 +83,20 @@ std::vector<const Judged*> History::ranked_correct() const {
     return a->peak_fraction.value_or(0) > b->peak_fraction.value_or(0);
   });
   return out;
+}
+
+std::vector<const Judged*> History::best_per_structure() const {
+  std::vector<const Judged*> out;
+  std::set<std::string> seen;
+  for (const Judged* j : ranked_correct())
+    if (seen.insert(j->structure).second) out.push_back(j);
+  return out;
+}
+
+bool History::first_of_structure(const Judged& j) const {
+  return j.correct && std::none_of(judged_.begin(), judged_.end(), [&](const Judged& other) {
+           return other.correct && other.structure == j.structure && other.id.turn < j.id.turn;
+         });
 }
 
 std::optional<int> History::best_turn() const {

@@ -19,6 +19,7 @@ struct Judged {
   std::optional<corpus::Lineage> lineage;  // as recorded; none for refine
   std::string answer;                      // the model's answer (what a conversation sends back)
   std::string source_sha256;               // the kernel extracted from it, as recorded; "" when none
+  std::string structure;                   // kernel_structure() of the answer (agent/search/structure.h)
   std::string feedback;                    // the message that answered it
   bool correct = false;
   std::optional<double> speedup;
@@ -56,6 +57,10 @@ class History {
 
   // Correct kernels, best first: by speedup, then fraction of peak, then the earlier turn.
   std::vector<const Judged*> ranked_correct() const;
+  // The fastest correct kernel of each structure, best first (ranked as ranked_correct).
+  std::vector<const Judged*> best_per_structure() const;
+  // Whether `j` is correct and the unit's first correct kernel of its structure (none from an earlier turn).
+  bool first_of_structure(const Judged& j) const;
   // The unit's best kernel as unit_done names it: the highest speedup, the earliest turn among equals.
   std::optional<int> best_turn() const;
 

@@ -14,6 +14,7 @@
 #include "agent/search/ask_messages.h"
 #include "agent/search/stop_rule.h"
 #include "agent/search/strategy.h"
+#include "agent/search/structure.h"
 #include "core/files.h"
 #include "corpus/reader.h"
 
@@ -185,6 +186,7 @@ TEST(Strategies, BeamKeepsTheWidthBestAndRepairsWhileShort) {
   search::SearchSettings s;
   s.strategy = "beam";
   s.beam.width = 2;
+  s.beam.diverse = false;  // the plain ranking (every kernel here has one structure)
   auto beam = search::make_strategy(s);
   ASSERT_TRUE(beam.ok());
   History h;
@@ -199,8 +201,8 @@ TEST(Strategies, BeamKeepsTheWidthBestAndRepairsWhileShort) {
   h.add(judged(4, 2, 2.0));
   asks = (*beam)->next_round(h, 3, 100);
   ASSERT_EQ(asks.size(), 2u);
-  EXPECT_EQ(asks[0].parents.front().turn, 3);
-  EXPECT_EQ(asks[1].parents.front().turn, 4);
+  EXPECT_EQ(asks[0].parents, (std::vector<corpus::RecordId>{{0, 3}}));
+  EXPECT_EQ(asks[1].parents, (std::vector<corpus::RecordId>{{0, 4}}));
   EXPECT_EQ((*beam)->next_round(h, 3, 1).size(), 1u);  // a budget's remainder cuts the round
 }
 
@@ -208,6 +210,7 @@ TEST(Strategies, BeamKeepsOnePlaceForByteIdenticalKernels) {
   search::SearchSettings s;
   s.strategy = "beam";
   s.beam.width = 2;
+  s.beam.diverse = false;
   auto beam = search::make_strategy(s);
   ASSERT_TRUE(beam.ok());
   History h;
@@ -222,6 +225,94 @@ TEST(Strategies, BeamKeepsOnePlaceForByteIdenticalKernels) {
   ASSERT_EQ(asks.size(), 2u);
   EXPECT_EQ(asks[0].parents, (std::vector<corpus::RecordId>{{0, 1}}));
   EXPECT_EQ(asks[1].parents, (std::vector<corpus::RecordId>{{0, 3}}));
+}
+
+TEST(KernelStructure, CountsTheCodesLoopsAndNamesSharedMemoryMatrixAndVectorUse) {
+  // Only the fenced code counts: the prose's "for (" and "while (" do not.
+  EXPECT_EQ(search::kernel_structure("Loops for (i) here.\n```cpp\nfor (int i = 0; i < n; ++i) while(x) {}\n```\n"
+                                     "and for (j) there"),
+            "loops=2");
+  EXPECT_EQ(search::kernel_structure("__global__ void k() { __shared__ float t[32]; float4 v; for(;;) {} }"),
+            "loops=1 shared vector");
+  EXPECT_EQ(search::kernel_structure("wmma::mma_sync(c, a, b, c); formula(); fortune(x);"), "loops=0 mma");
+  // Triton: Python's loop lines, tl.dot as a matrix instruction.
+  EXPECT_EQ(search::kernel_structure("```python\n@triton.jit\ndef k(p):\n    for k in range(0, K, 32):\n"
+                                     "        acc += tl.dot(a, b)\n```"),
+            "loops=1 mma");
+}
+
+// A kernel of the given speed whose structure has `loops` loops.
+Judged shaped(int turn, int round, double speedup, int loops) {
+  Judged j = judged(turn, round, speedup);
+  std::string body;
+  for (int i = 0; i < loops; ++i)
+    body += "for (int i" + std::to_string(i) + " = 0; i" + std::to_string(i) + " < 2; ++i" + std::to_string(i) + ") ";
+  j.answer = "```cuda\n" + body + ";\n```\n";
+  j.structure = search::kernel_structure(j.answer);
+  return j;
+}
+
+TEST(Strategies, DiverseBeamGivesAStructureOnePlaceAndFollowsANewStructureOnce) {
+  search::SearchSettings s;
+  s.strategy = "beam";
+  s.beam.width = 2;
+  auto beam = search::make_strategy(s);
+  ASSERT_TRUE(beam.ok());
+  History h;
+  h.add(shaped(1, 1, 3.0, 2));
+  h.add(shaped(2, 1, 2.5, 2));  // a variation of turn 1's design
+  h.add(shaped(3, 1, 1.0, 5));  // another design, slower
+  auto asks = (*beam)->next_round(h, 2, 100);
+  ASSERT_EQ(asks.size(), 2u);
+  // Each design's first kernel is new in round 1 and followed up (turn 3 though turn 2 is faster): not turn 2,
+  // a variation of turn 1's design.
+  EXPECT_EQ(asks[0].parents, (std::vector<corpus::RecordId>{{0, 1}}));
+  EXPECT_EQ(asks[1].parents, (std::vector<corpus::RecordId>{{0, 3}}));
+  // Round 2: a third design appears, slower than both; it is followed up once and takes the first place.
+  h.add(shaped(4, 2, 1.2, 5));
+  h.add(shaped(5, 2, 0.5, 9));
+  asks = (*beam)->next_round(h, 3, 100);
+  ASSERT_EQ(asks.size(), 2u);
+  EXPECT_EQ(asks[0].parents, (std::vector<corpus::RecordId>{{0, 5}}));
+  EXPECT_EQ(asks[1].parents, (std::vector<corpus::RecordId>{{0, 1}}));
+  // Round 3 adds nothing new: the places go to the best of each design by speed (turn 4 over turn 3).
+  h.add(shaped(6, 3, 0.4, 9));
+  asks = (*beam)->next_round(h, 4, 100);
+  ASSERT_EQ(asks.size(), 2u);
+  EXPECT_EQ(asks[0].parents, (std::vector<corpus::RecordId>{{0, 1}}));
+  EXPECT_EQ(asks[1].parents, (std::vector<corpus::RecordId>{{0, 4}}));
+}
+
+TEST(Strategies, EvolveKeepsTheBestOfEachDesignAndFollowsANewOneOnce) {
+  search::SearchSettings s;
+  s.strategy = "evolve";
+  s.seed = 5;
+  s.evolve.islands = 1;
+  s.evolve.children = 2;
+  auto evolve = search::make_strategy(s);
+  ASSERT_TRUE(evolve.ok());
+  History h;
+  for (Judged j : {shaped(1, 1, 3.0, 2), shaped(2, 1, 2.9, 2)}) {
+    j.island = 0;
+    h.add(j);
+  }
+  for (Judged j : {shaped(3, 2, 1.0, 5), shaped(4, 2, 3.1, 2)}) {
+    j.island = 0;
+    h.add(j);
+  }
+  for (int draw = 0; draw < 3; ++draw) {
+    s.seed = static_cast<uint64_t>(draw);
+    auto drawn = search::make_strategy(s);
+    ASSERT_TRUE(drawn.ok());
+    const auto asks = (*drawn)->next_round(h, 3, 100);
+    ASSERT_EQ(asks.size(), 2u);
+    // Turn 3 is the island's first kernel of its design, slower than the other: followed up once.
+    EXPECT_EQ(asks[0].parents, (std::vector<corpus::RecordId>{{0, 3}}));
+    // The tournament draws from the best of each design: turns 1 and 2 are outranked by turn 4 of theirs.
+    ASSERT_EQ(asks[1].parents.size(), 1u);
+    const int parent = asks[1].parents.front().turn;
+    EXPECT_TRUE(parent == 3 || parent == 4) << parent;
+  }
 }
 
 TEST(Strategies, BestOfNAsksNThenRefinesTheBest) {
