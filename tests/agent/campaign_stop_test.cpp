@@ -455,7 +455,9 @@ namespace {
 void kill_and_resume_search(CampaignStop& t, const std::string& name, const json& loop, size_t per_problem) {
   t.start_server(0.2);
   auto config = t.write_config(name, /*samples=*/1, /*max_concurrent=*/2, loop);
-  const std::string args = "--config " + config + " --problems " + kDemo;
+  // A deadline no slow machine reaches: after SIGTERM every reply that arrived is judged (the deadline's abort
+  // has its own test).
+  const std::string args = "--config " + config + " --problems " + kDemo + " --sigterm-deadline 600";
   const unsigned seed = std::random_device{}();
   std::mt19937 rng(seed);
   std::uniform_int_distribution<int> moment_ms(300, 5000);
