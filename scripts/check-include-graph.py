@@ -15,6 +15,7 @@ import argparse
 import json
 import os
 import re
+import subprocess
 import sys
 
 # Bottom up; rooms on one floor may include each other (sideways) as long as no cycle forms.
@@ -50,6 +51,15 @@ def room_of(rel, flat):
 
 
 def sources(root):
+    # A checkout's tracked files only: what kforge writes into the tree (a demo's run folder holds candidate
+    # sources) is no part of the architecture.
+    tracked = subprocess.run(["git", "-C", root, "ls-files", "-z", "--", "*.h", "*.cpp"], capture_output=True)
+    if tracked.returncode == 0 and tracked.stdout:
+        for rel in sorted(tracked.stdout.decode().split("\0")):
+            if rel and rel.split("/")[0] not in SKIP and not rel.startswith(("build", ".")) and \
+                    os.path.isfile(os.path.join(root, rel)):
+                yield rel
+        return
     for top in sorted(os.listdir(root)):
         full = os.path.join(root, top)
         if not os.path.isdir(full) or top in SKIP or top.startswith("build") or top.startswith("."):
