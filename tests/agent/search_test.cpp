@@ -286,21 +286,14 @@ TEST(Strategies, DiverseBeamGivesAStructureOnePlaceAndFollowsANewStructureOnce) 
 TEST(Strategies, EvolveKeepsTheBestOfEachDesignAndFollowsANewOneOnce) {
   search::SearchSettings s;
   s.strategy = "evolve";
-  s.seed = 5;
   s.evolve.islands = 1;
   s.evolve.children = 2;
-  auto evolve = search::make_strategy(s);
-  ASSERT_TRUE(evolve.ok());
   History h;
-  for (Judged j : {shaped(1, 1, 3.0, 2), shaped(2, 1, 2.9, 2)}) {
+  for (Judged j : {shaped(1, 1, 3.0, 2), shaped(2, 1, 2.9, 2), shaped(3, 2, 1.0, 5), shaped(4, 2, 3.1, 2)}) {
     j.island = 0;
     h.add(j);
   }
-  for (Judged j : {shaped(3, 2, 1.0, 5), shaped(4, 2, 3.1, 2)}) {
-    j.island = 0;
-    h.add(j);
-  }
-  for (int draw = 0; draw < 3; ++draw) {
+  for (int draw = 0; draw < 3; ++draw) {  // whatever the seed draws
     s.seed = static_cast<uint64_t>(draw);
     auto drawn = search::make_strategy(s);
     ASSERT_TRUE(drawn.ok());
